@@ -1,0 +1,229 @@
+/*
+ * tape.c - the tape's out-of-line paths: chunk allocation and reuse, stack
+ * underflow, high-water marks, release and statistics.  The push/pop fast
+ * paths are static inline functions in mpiad.h.
+ */
+#include "mpiad.h"
+
+#include <stdlib.h>
+
+/* One chunk of a stack: a header followed by MPIAD_TAPE_CHUNK_BYTES of data.
+ * Chunks of a stack form a doubly linked list; chunks above the current one
+ * are empty and kept for reuse. */
+struct mpiad_impl_chunk {
+  struct mpiad_impl_chunk *prev;
+  struct mpiad_impl_chunk *next;
+};
+
+static unsigned char *chunk_data(struct mpiad_impl_chunk *c) {
+  return (unsigned char *)(c + 1);
+}
+
+/* Unused stacks point here so that end - top and top - base are defined. */
+static unsigned char empty_byte[1];
+
+#define EMPTY_STACK                                                            \
+  {                                                                            \
+    empty_byte, empty_byte, empty_byte, empty_byte, empty_byte, NULL, 0, 0, 0, \
+        0                                                                      \
+  }
+
+/* Starts in popping mode with every stack empty. */
+mpiad_impl_tape mpiad_impl_tape_g = {
+    {EMPTY_STACK, EMPTY_STACK, EMPTY_STACK, EMPTY_STACK}, 0, 0};
+
+static const char *const stack_name[MPIAD_IMPL_NSTACKS] = {"f64", "f32", "i64",
+                                                           "ptr"};
+static const size_t elem_size[MPIAD_IMPL_NSTACKS] = {
+    sizeof(double), sizeof(float), sizeof(long long), sizeof(void *)};
+
+/* Chunks currently allocated per stack (for the statistics). */
+static size_t chunks_allocated[MPIAD_IMPL_NSTACKS];
+
+/* Prints "mpiad: <what> (<name> stack)" and ends the whole job. */
+static void fatal(const char *what, int which) {
+  int initialized = 0, finalized = 0;
+  fprintf(stderr, "mpiad: %s (%s stack)\n", what, stack_name[which]);
+  fflush(stderr);
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  abort();
+}
+
+static size_t stack_bytes(const mpiad_impl_stack *s) {
+  return s->below + (size_t)(s->top - s->base);
+}
+
+/* Sets a stack's fast-path limits for the current mode. */
+static void set_limits(mpiad_impl_stack *s) {
+  if (mpiad_impl_tape_g.pushing)
+    s->push_hi = s->pop_lo = s->end;
+  else
+    s->push_hi = s->pop_lo = s->base;
+}
+
+/* Brings push counts and high-water marks up to date.  Only needed while
+ * pushing: sizes do not grow while popping. */
+static void account(void) {
+  if (!mpiad_impl_tape_g.pushing)
+    return;
+  size_t total = 0;
+  for (int i = 0; i < MPIAD_IMPL_NSTACKS; ++i) {
+    mpiad_impl_stack *s = &mpiad_impl_tape_g.stack[i];
+    size_t b = stack_bytes(s);
+    s->pushes += (b - s->run_start) / elem_size[i];
+    s->run_start = b;
+    if (b > s->peak)
+      s->peak = b;
+    total += b;
+  }
+  if (total > mpiad_impl_tape_g.peak)
+    mpiad_impl_tape_g.peak = total;
+}
+
+static void set_mode(int pushing) {
+  if (mpiad_impl_tape_g.pushing == pushing)
+    return;
+  account();
+  mpiad_impl_tape_g.pushing = pushing;
+  for (int i = 0; i < MPIAD_IMPL_NSTACKS; ++i) {
+    mpiad_impl_stack *s = &mpiad_impl_tape_g.stack[i];
+    s->run_start = stack_bytes(s);
+    set_limits(s);
+  }
+}
+
+static void enter_chunk(mpiad_impl_stack *s, struct mpiad_impl_chunk *c) {
+  s->chunk = c;
+  s->base = chunk_data(c);
+  s->end = s->base + MPIAD_TAPE_CHUNK_BYTES;
+  set_limits(s);
+}
+
+/* Moves a stack whose current chunk is full (or which has no chunk yet) to
+ * the next chunk, allocating it if it was never used. */
+static void next_chunk(int which) {
+  mpiad_impl_stack *s = &mpiad_impl_tape_g.stack[which];
+  struct mpiad_impl_chunk *c = s->chunk ? s->chunk->next : NULL;
+  if (!c) {
+    c = malloc(sizeof *c + MPIAD_TAPE_CHUNK_BYTES);
+    if (!c)
+      fatal("out of memory growing the tape", which);
+    c->prev = s->chunk;
+    c->next = NULL;
+    if (s->chunk)
+      s->chunk->next = c;
+    chunks_allocated[which]++;
+  }
+  if (s->chunk)
+    s->below += MPIAD_TAPE_CHUNK_BYTES;
+  enter_chunk(s, c);
+  s->top = s->base;
+}
+
+/* Moves a stack whose current chunk is empty back to the previous (full)
+ * chunk.  The caller has checked that there is one. */
+static void prev_chunk(mpiad_impl_stack *s) {
+  enter_chunk(s, s->chunk->prev);
+  s->below -= MPIAD_TAPE_CHUNK_BYTES;
+  s->top = s->end;
+}
+
+void mpiad_impl_push_slow(int which, const void *src, size_t bytes) {
+  mpiad_impl_stack *s = &mpiad_impl_tape_g.stack[which];
+  const unsigned char *p = src;
+  set_mode(1);
+  while (bytes > 0) {
+    size_t room = (size_t)(s->end - s->top);
+    if (room == 0) {
+      next_chunk(which);
+      room = MPIAD_TAPE_CHUNK_BYTES;
+    }
+    size_t k = room < bytes ? room : bytes;
+    memcpy(s->top, p, k);
+    s->top += k;
+    p += k;
+    bytes -= k;
+  }
+}
+
+void mpiad_impl_pop_slow(int which, void *dst, size_t bytes) {
+  mpiad_impl_stack *s = &mpiad_impl_tape_g.stack[which];
+  set_mode(0);
+  if (stack_bytes(s) < bytes)
+    fatal("tape underflow", which);
+  unsigned char *d = (unsigned char *)dst + bytes;
+  while (bytes > 0) {
+    size_t avail = (size_t)(s->top - s->base);
+    if (avail == 0) {
+      prev_chunk(s);
+      avail = MPIAD_TAPE_CHUNK_BYTES;
+    }
+    size_t k = avail < bytes ? avail : bytes;
+    s->top -= k;
+    d -= k;
+    memcpy(d, s->top, k);
+    bytes -= k;
+  }
+}
+
+size_t mpiad_tape_bytes(void) {
+  size_t total = 0;
+  for (int i = 0; i < MPIAD_IMPL_NSTACKS; ++i)
+    total += stack_bytes(&mpiad_impl_tape_g.stack[i]);
+  return total;
+}
+
+size_t mpiad_tape_peak_bytes(void) {
+  account();
+  return mpiad_impl_tape_g.peak;
+}
+
+void mpiad_tape_reset_peak(void) {
+  account(); /* keeps the push counts */
+  for (int i = 0; i < MPIAD_IMPL_NSTACKS; ++i) {
+    mpiad_impl_stack *s = &mpiad_impl_tape_g.stack[i];
+    s->peak = stack_bytes(s);
+  }
+  mpiad_impl_tape_g.peak = mpiad_tape_bytes();
+}
+
+void mpiad_tape_release(void) {
+  account();
+  for (int i = 0; i < MPIAD_IMPL_NSTACKS; ++i) {
+    mpiad_impl_stack *s = &mpiad_impl_tape_g.stack[i];
+    if (stack_bytes(s) != 0)
+      fatal("mpiad_tape_release on a non-empty tape", i);
+    /* Empty means the current chunk is the first one. */
+    struct mpiad_impl_chunk *c = s->chunk;
+    while (c) {
+      struct mpiad_impl_chunk *next = c->next;
+      free(c);
+      c = next;
+    }
+    s->top = s->push_hi = s->pop_lo = s->base = s->end = empty_byte;
+    s->chunk = NULL;
+    s->below = 0;
+    chunks_allocated[i] = 0;
+  }
+}
+
+void mpiad_tape_print_stats(FILE *f) {
+  size_t total_chunks = 0;
+  unsigned long long total_pushes = 0;
+  account();
+  fprintf(f, "mpiad tape: %-5s %20s %14s %14s %8s\n", "stack", "pushes",
+          "bytes", "peak_bytes", "chunks");
+  for (int i = 0; i < MPIAD_IMPL_NSTACKS; ++i) {
+    const mpiad_impl_stack *s = &mpiad_impl_tape_g.stack[i];
+    fprintf(f, "mpiad tape: %-5s %20llu %14zu %14zu %8zu\n", stack_name[i],
+            s->pushes, stack_bytes(s), s->peak, chunks_allocated[i]);
+    total_chunks += chunks_allocated[i];
+    total_pushes += s->pushes;
+  }
+  fprintf(f, "mpiad tape: %-5s %20llu %14zu %14zu %8zu\n", "total",
+          total_pushes, mpiad_tape_bytes(), mpiad_impl_tape_g.peak,
+          total_chunks);
+}

@@ -1,0 +1,83 @@
+//===- Analysis.h - The analyses of stage 2 and what they share -----------===//
+//
+// normalize:    early return / break / continue become flags, canonical
+//               counted loops are recognised (Normalize.cpp)
+// effects:      what each statement writes and from what (Effects.cpp)
+// activity:     varied and useful variables (Activity.cpp)
+// replication:  replicated or varying over the communicator, and whether a
+//               replicated adjoint is exact or a per-rank partial
+//               (Replication.cpp)
+// to-be-recorded: which overwritten values the reverse sweep needs
+//               (ToBeRecorded.cpp)
+//
+//===----------------------------------------------------------------------===//
+#ifndef MPIAD_ANALYSIS_H
+#define MPIAD_ANALYSIS_H
+
+#include "Frontend.h"
+#include "IR.h"
+#include <functional>
+#include <set>
+
+namespace mpiad {
+
+/// One write performed by a statement: `target` gets a value computed from
+/// `data` (differentiable flow) and `reads` (everything read, indices too).
+struct Effect {
+  Var *target = nullptr;
+  std::set<Var *> data;
+  std::set<Var *> reads;
+  bool elementWrite = false; // writes part of an array
+  bool pointerCopy = false;  // target is a pointer into data's storage
+  const char *commResult = nullptr; // "replicated"/"varying" from a rule
+  bool commSend = false; // data flows through communication (send buffer)
+};
+
+/// Options of one differentiation request.
+struct Request {
+  Function *fn = nullptr;
+  Annotation ann;
+  bool perRank = false;
+  std::string outName; // name of the generated function
+  // Activity context for callees: which params are varied / useful.
+  std::vector<bool> activeParams;
+  bool activeReturn = false;
+  bool topLevel = true;
+};
+
+class Frontend;
+
+/// Every effect of one statement (not descending into nested blocks).
+std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe);
+
+/// Calls fn on every statement, with the enclosing control conditions'
+/// variables and the loop depth.
+struct WalkCtx {
+  std::set<Var *> controlVars;
+  int loopDepth = 0;
+};
+void walk(const Block &b, const std::function<void(Stmt &, const WalkCtx &)> &fn,
+          WalkCtx ctx = {});
+
+/// Variables assigned anywhere in a block (targets of effects).
+std::set<Var *> assignedIn(const Block &b, const Frontend &fe);
+
+bool normalize(Function &f, const Frontend &fe, Diag &diag);
+void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
+                     Diag &diag);
+void analyzeReplication(Function &f, const Request &req, const Frontend &fe,
+                        Diag &diag);
+/// Marks `reverseRead` from the variables a dry-run reverse sweep reads, and
+/// decides `taped` (to-be-recorded) and `hoisted`.
+void analyzeToBeRecorded(Function &f, const std::set<Var *> &reverseReads,
+                         const Frontend &fe);
+/// A variable whose value at any point is the value the reverse sweep would
+/// see at the same point without recording.
+bool isStable(const Var *v);
+
+/// The union-find root of a pointer alias class.
+Var *aliasRoot(Function &f, Var *v);
+
+} // namespace mpiad
+
+#endif

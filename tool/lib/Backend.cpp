@@ -1,0 +1,228 @@
+//===- Backend.cpp - IR to C text -----------------------------------------===//
+#include "Backend.h"
+
+#include <cctype>
+
+namespace mpiad {
+
+namespace {
+
+int precedence(const ExprP &e) {
+  switch (e->kind) {
+  case Expr::IntLit:
+  case Expr::FloatLit:
+    return e->text[0] == '-' ? 15 : 16;
+  case Expr::VarRef:
+  case Expr::Index:
+  case Expr::Call:
+    return 16;
+  case Expr::Unary:
+  case Expr::Cast:
+  case Expr::AddrOf:
+    return 15;
+  case Expr::Binary: {
+    const std::string &o = e->text;
+    if (o == "*" || o == "/" || o == "%")
+      return 13;
+    if (o == "+" || o == "-")
+      return 12;
+    if (o == "<<" || o == ">>")
+      return 11;
+    if (o == "<" || o == "<=" || o == ">" || o == ">=")
+      return 10;
+    if (o == "==" || o == "!=")
+      return 9;
+    if (o == "&")
+      return 8;
+    if (o == "^")
+      return 7;
+    if (o == "|")
+      return 6;
+    if (o == "&&")
+      return 5;
+    return 4; // ||
+  }
+  case Expr::Cond:
+    return 3;
+  case Expr::Opaque: {
+    for (char c : e->text)
+      if (!(isalnum((unsigned char)c) || c == '_' || c == '.'))
+        return e->text.rfind("sizeof", 0) == 0 ? 15 : 0;
+    return 16;
+  }
+  }
+  return 0;
+}
+
+std::string wrap(const ExprP &e, int minPrec) {
+  std::string s = printExpr(e);
+  return precedence(e) < minPrec ? "(" + s + ")" : s;
+}
+
+std::string pad(int n) { return std::string(2 * n, ' '); }
+
+} // namespace
+
+std::string printExpr(const ExprP &e) {
+  switch (e->kind) {
+  case Expr::IntLit:
+  case Expr::FloatLit:
+  case Expr::Opaque:
+    return e->text;
+  case Expr::VarRef:
+    return e->var->name;
+  case Expr::Index:
+    return wrap(e->ops[0], 16) + "[" + printExpr(e->ops[1]) + "]";
+  case Expr::Unary: {
+    std::string a = wrap(e->ops[0], 15);
+    if (!a.empty() && (a[0] == '-' || a[0] == '+') && e->text == "-")
+      a = "(" + a + ")";
+    return e->text + a;
+  }
+  case Expr::AddrOf:
+    return "&" + wrap(e->ops[0], 15);
+  case Expr::Cast:
+    return "(" + e->text + ")" + wrap(e->ops[0], 15);
+  case Expr::Binary: {
+    int p = precedence(e);
+    return wrap(e->ops[0], p) + " " + e->text + " " + wrap(e->ops[1], p + 1);
+  }
+  case Expr::Cond:
+    return wrap(e->ops[0], 4) + " ? " + wrap(e->ops[1], 3) + " : " +
+           wrap(e->ops[2], 3);
+  case Expr::Call: {
+    std::string s = e->text + "(";
+    for (size_t i = 0; i < e->ops.size(); ++i)
+      s += (i ? ", " : "") + printExpr(e->ops[i]);
+    return s + ")";
+  }
+  }
+  return "";
+}
+
+static std::string baseType(const CType &t, bool dropConst) {
+  std::string b = t.base;
+  if (dropConst && b.rfind("const ", 0) == 0)
+    b = b.substr(6);
+  return b;
+}
+
+std::string printType(const CType &t, bool dropConst) {
+  std::string s = baseType(t, dropConst);
+  int depth = t.ptrDepth + (int)t.dims.size();
+  if (depth)
+    s += " " + std::string(depth, '*');
+  return s;
+}
+
+std::string printDecl(const Var &v, bool dropConst) {
+  std::string s = baseType(v.type, dropConst) + " ";
+  s += std::string(v.type.ptrDepth, '*') + v.name;
+  for (const std::string &d : v.type.dims)
+    s += "[" + d + "]";
+  return s;
+}
+
+static void printStmt(const StmtP &s, int ind, std::string &out);
+
+static std::string inlineStmt(const StmtP &s) {
+  if (!s)
+    return "";
+  if (s->kind == Stmt::Decl)
+    return printDecl(*s->var) + (s->rhs ? " = " + printExpr(s->rhs) : "");
+  if (s->kind == Stmt::Assign) {
+    if ((s->op == "+=" || s->op == "-=") && isOneLiteral(s->rhs) &&
+        s->lhs->kind == Expr::VarRef)
+      return s->lhs->var->name + (s->op == "+=" ? "++" : "--");
+    return printExpr(s->lhs) + " " + s->op + " " + printExpr(s->rhs);
+  }
+  if (s->kind == Stmt::ExprStmt)
+    return printExpr(s->rhs);
+  return "";
+}
+
+static void printBody(const Block &b, int ind, std::string &out) {
+  out += "{\n";
+  printBlock(b, ind + 1, out);
+  out += pad(ind) + "}";
+}
+
+static void printStmt(const StmtP &s, int ind, std::string &out) {
+  switch (s->kind) {
+  case Stmt::Decl:
+  case Stmt::Assign:
+  case Stmt::ExprStmt:
+    out += pad(ind) + inlineStmt(s) + ";\n";
+    return;
+  case Stmt::Comment:
+    out += pad(ind) + "/* " + s->text + " */\n";
+    return;
+  case Stmt::Compound:
+    out += pad(ind);
+    printBody(s->body, ind, out);
+    out += "\n";
+    return;
+  case Stmt::If: {
+    out += pad(ind) + "if (" + printExpr(s->cond) + ") ";
+    printBody(s->body, ind, out);
+    const Block *els = &s->elseBody;
+    while (!els->empty()) {
+      if (els->size() == 1 && (*els)[0]->kind == Stmt::If) {
+        const StmtP &e = (*els)[0];
+        out += " else if (" + printExpr(e->cond) + ") ";
+        printBody(e->body, ind, out);
+        els = &e->elseBody;
+        continue;
+      }
+      out += " else ";
+      printBody(*els, ind, out);
+      break;
+    }
+    out += "\n";
+    return;
+  }
+  case Stmt::For:
+    if (!s->pragma.empty())
+      out += pad(ind) + s->pragma + "\n";
+    out += pad(ind) + "for (" + inlineStmt(s->init) + "; " +
+           (s->cond ? printExpr(s->cond) : "") + "; " + inlineStmt(s->step) +
+           ") ";
+    printBody(s->body, ind, out);
+    out += "\n";
+    return;
+  case Stmt::While:
+    out += pad(ind) + "while (" + printExpr(s->cond) + ") ";
+    printBody(s->body, ind, out);
+    out += "\n";
+    return;
+  case Stmt::DoWhile:
+    out += pad(ind) + "do ";
+    printBody(s->body, ind, out);
+    out += " while (" + printExpr(s->cond) + ");\n";
+    return;
+  case Stmt::Break:
+    out += pad(ind) + "break;\n";
+    return;
+  case Stmt::Continue:
+    out += pad(ind) + "continue;\n";
+    return;
+  case Stmt::Return:
+    out += pad(ind) + "return" + (s->rhs ? " " + printExpr(s->rhs) : "") +
+           ";\n";
+    return;
+  case Stmt::Comm: {
+    out += pad(ind) + s->comm.name + "(";
+    for (size_t i = 0; i < s->comm.args.size(); ++i)
+      out += (i ? ", " : "") + printExpr(s->comm.args[i]);
+    out += ");\n";
+    return;
+  }
+  }
+}
+
+void printBlock(const Block &b, int indent, std::string &out) {
+  for (const StmtP &s : b)
+    printStmt(s, indent, out);
+}
+
+} // namespace mpiad

@@ -1,0 +1,357 @@
+//===- Driver.cpp - Command line, generation, compile and link ------------===//
+#include "Driver.h"
+#include "Emit.h"
+
+#include "clang/Basic/Version.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#ifndef MPIAD_VERSION
+#define MPIAD_VERSION "0.1.0"
+#endif
+#ifndef MPIAD_RESOURCE_DIR
+#define MPIAD_RESOURCE_DIR ""
+#endif
+#ifndef MPIAD_MPI_INCLUDES
+#define MPIAD_MPI_INCLUDES ""
+#endif
+#ifndef MPIAD_DEFAULT_CC
+#define MPIAD_DEFAULT_CC "clang-19"
+#endif
+
+namespace mpiad {
+
+namespace {
+
+const char *kHelp =
+    "usage: mpiad-cc [options] file.c ...\n"
+    "\n"
+    "Differentiates the functions marked `#pragma mpiad differentiate` in each\n"
+    "C file and compiles the result like mpicc (adjoint functions, MPI and\n"
+    "libmpiad included).\n"
+    "\n"
+    "modes:\n"
+    "  (default)            differentiate, compile and link: -o app\n"
+    "  -c                   differentiate and compile each file: -o file.o\n"
+    "  --emit-source        write the generated C (-o out.c, default stdout)\n"
+    "  --emit-header        write prototypes of the generated functions\n"
+    "                       (-o out.h, default stdout)\n"
+    "options:\n"
+    "  -o FILE              output file\n"
+    "  --rules FILE|DIR     load more rule files (see docs/rules.md)\n"
+    "  -p DIR               read compile flags from DIR/compile_commands.json\n"
+    "  -I -D -U -std= -include -isystem   passed to the parser and the "
+    "compiler\n"
+    "  -O -g -W -f -m ...   passed to the compiler\n"
+    "  -l -L -Wl,...        passed to the linker\n"
+    "  --help, --version\n"
+    "environment:\n"
+    "  MPIAD_CC             C compiler used instead of mpicc\n"
+    "  OMPI_CC              compiler behind Open MPI's mpicc (default "
+    "clang-19 when unset)\n";
+
+struct Options {
+  enum Mode { Link, Compile, EmitSource, EmitHeader } mode = Link;
+  std::string output;
+  std::vector<std::string> inputs;  // .c files
+  std::vector<std::string> objects; // .o .a .so passed through to the link
+  std::vector<std::string> parseFlags, compileFlags, linkFlags;
+  std::vector<std::string> rules;
+  std::string compDbDir;
+};
+
+std::string prefixDir(const char *argv0) {
+  static int anchor;
+  std::string exe = llvm::sys::fs::getMainExecutable(argv0, (void *)&anchor);
+  llvm::SmallString<256> p(exe);
+  llvm::sys::path::remove_filename(p); // bin
+  llvm::sys::path::remove_filename(p); // prefix
+  return std::string(p);
+}
+
+bool endsWith(const std::string &s, const std::string &suf) {
+  return s.size() >= suf.size() &&
+         s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+int fail(const std::string &msg) {
+  llvm::errs() << "mpiad-cc: error: " << msg << "\n";
+  return 1;
+}
+
+/// Writes `text` to `path` atomically: a failed run never leaves a partial
+/// or clobbered output file.
+bool writeAtomically(const std::string &path, const std::string &text) {
+  if (path.empty() || path == "-") {
+    llvm::outs() << text;
+    return true;
+  }
+  std::string tmp = path + ".mpiad-tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out) {
+      std::remove(tmp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+int run(const std::vector<std::string> &argv) {
+  std::vector<llvm::StringRef> args(argv.begin(), argv.end());
+  std::string err;
+  auto prog = llvm::sys::findProgramByName(argv[0]);
+  if (!prog)
+    return -1;
+  return llvm::sys::ExecuteAndWait(*prog, args, std::nullopt, {}, 0, 0, &err);
+}
+
+std::vector<std::string> compilerCommand() {
+  const char *cc = getenv("MPIAD_CC");
+  if (cc && *cc)
+    return {cc};
+  if (!getenv("OMPI_CC"))
+    setenv("OMPI_CC", MPIAD_DEFAULT_CC, 0);
+  return {"mpicc"};
+}
+
+/// Differentiates one file; fills `result`.
+bool generate(const Options &o, const std::string &prefix,
+              const std::string &file, EmitResult &result) {
+  // Code after a marked function may call its adjoint, which does not exist
+  // yet when we parse: accept implicit declarations here (the C compiler sees
+  // the generated definitions).
+  std::vector<std::string> extra = {"-Wno-unknown-pragmas",
+                                    "-Wno-implicit-function-declaration"};
+  if (std::string(MPIAD_RESOURCE_DIR).size())
+    extra.push_back("-resource-dir=" MPIAD_RESOURCE_DIR);
+  std::string incs = MPIAD_MPI_INCLUDES;
+  for (size_t b = 0; b < incs.size();) {
+    size_t e = incs.find(':', b);
+    if (e == std::string::npos)
+      e = incs.size();
+    if (e > b)
+      extra.push_back("-I" + incs.substr(b, e - b));
+    b = e + 1;
+  }
+  extra.push_back("-I" + prefix + "/include");
+  std::unique_ptr<clang::tooling::CompilationDatabase> db;
+  if (!o.compDbDir.empty()) {
+    std::string e;
+    db = clang::tooling::CompilationDatabase::loadFromDirectory(o.compDbDir, e);
+    if (!db) {
+      llvm::errs() << "mpiad-cc: error: " << e << "\n";
+      return false;
+    }
+  } else {
+    std::vector<std::string> flags = o.parseFlags;
+    db = std::make_unique<clang::tooling::FixedCompilationDatabase>(".", flags);
+  }
+  clang::tooling::ClangTool tool(*db, {file});
+  tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
+      extra, clang::tooling::ArgumentInsertPosition::END));
+  tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
+      {"-xc"}, clang::tooling::ArgumentInsertPosition::BEGIN));
+  tool.setPrintErrorMessage(false);
+  std::vector<std::string> rules = {prefix + "/share/mpiad/rules"};
+  rules.insert(rules.end(), o.rules.begin(), o.rules.end());
+  bool ok = true;
+  auto factory = makeEmitFactory(rules, result, ok);
+  if (!ok)
+    return false;
+  int rc = tool.run(factory.get());
+  return rc == 0 && ok;
+}
+
+} // namespace
+
+int runDriver(int argc, const char **argv) {
+  Options o;
+  std::vector<std::string> a(argv + 1, argv + argc);
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string &s = a[i];
+    auto value = [&](const char *flag) -> std::string {
+      if (i + 1 >= a.size()) {
+        fail(std::string("missing value after ") + flag);
+        exit(1);
+      }
+      return a[++i];
+    };
+    if (s == "--help" || s == "-help" || s == "-h") {
+      llvm::outs() << kHelp;
+      return 0;
+    }
+    if (s == "--version") {
+      llvm::outs() << "mpiad-cc " << MPIAD_VERSION
+                   << " (source-to-source AD for MPI programs in C; Clang "
+                   << CLANG_VERSION_STRING << ")\n";
+      return 0;
+    }
+    if (s == "--emit-source")
+      o.mode = Options::EmitSource;
+    else if (s == "--emit-header")
+      o.mode = Options::EmitHeader;
+    else if (s == "-c")
+      o.mode = Options::Compile;
+    else if (s == "-o")
+      o.output = value("-o");
+    else if (s == "--rules")
+      o.rules.push_back(value("--rules"));
+    else if (s.rfind("--rules=", 0) == 0)
+      o.rules.push_back(s.substr(8));
+    else if (s == "-p")
+      o.compDbDir = value("-p");
+    else if (s.rfind("--target=", 0) == 0) {
+      return fail("'" + s + "': only the CPU target is available in this "
+                            "version");
+    } else if (s == "-I" || s == "-D" || s == "-U" || s == "-include" ||
+               s == "-isystem") {
+      std::string v = value(s.c_str());
+      o.parseFlags.push_back(s);
+      o.parseFlags.push_back(v);
+      o.compileFlags.push_back(s);
+      o.compileFlags.push_back(v);
+    } else if (s.rfind("-I", 0) == 0 || s.rfind("-D", 0) == 0 ||
+               s.rfind("-U", 0) == 0 || s.rfind("-std=", 0) == 0) {
+      o.parseFlags.push_back(s);
+      o.compileFlags.push_back(s);
+    } else if (s.rfind("-l", 0) == 0 || s.rfind("-L", 0) == 0 ||
+               s.rfind("-Wl,", 0) == 0) {
+      o.linkFlags.push_back(s);
+    } else if (s.rfind("-fsanitize", 0) == 0 || s == "-pthread" ||
+               s == "-fopenmp") {
+      o.compileFlags.push_back(s);
+      o.linkFlags.push_back(s);
+    } else if (!s.empty() && s[0] == '-') {
+      o.compileFlags.push_back(s); // -O2 -g -Wall -fno-... -m...
+    } else if (endsWith(s, ".c")) {
+      o.inputs.push_back(s);
+    } else if (endsWith(s, ".o") || endsWith(s, ".a") || endsWith(s, ".so")) {
+      o.objects.push_back(s);
+    } else {
+      return fail("unknown input '" + s + "' (expected .c, .o, .a or .so)");
+    }
+  }
+  if (o.inputs.empty() && (o.mode != Options::Link || o.objects.empty()))
+    return fail("no input files (try --help)");
+  if ((o.mode == Options::EmitSource || o.mode == Options::EmitHeader ||
+       o.mode == Options::Compile) &&
+      o.inputs.size() > 1 && !o.output.empty())
+    return fail("-o with several inputs needs link mode");
+
+  std::string prefix = prefixDir(argv[0]);
+  if (o.mode == Options::EmitSource || o.mode == Options::EmitHeader) {
+    for (const std::string &in : o.inputs) {
+      EmitResult r;
+      if (!generate(o, prefix, in, r))
+        return 1;
+      std::string text = o.mode == Options::EmitSource
+                             ? r.source
+                             : "/* Generated by mpiad-cc from " + in +
+                                   " */\n#include <mpi.h>\n" + r.header;
+      if (!writeAtomically(o.output, text))
+        return fail("cannot write '" + o.output + "'");
+    }
+    return 0;
+  }
+
+  // Compile (and link) through mpicc.
+  std::vector<std::string> objects;
+  std::vector<std::string> temps;
+  auto cleanup = [&]() {
+    for (const std::string &t : temps)
+      std::remove(t.c_str());
+  };
+  for (const std::string &in : o.inputs) {
+    EmitResult r;
+    if (!generate(o, prefix, in, r)) {
+      cleanup();
+      return 1;
+    }
+    llvm::SmallString<128> gen, obj;
+    llvm::sys::fs::createTemporaryFile("mpiad", "c", gen);
+    temps.push_back(std::string(gen));
+    {
+      std::ofstream f(std::string(gen), std::ios::binary);
+      f << r.source;
+    }
+    std::string outObj;
+    if (o.mode == Options::Compile) {
+      if (!o.output.empty()) {
+        outObj = o.output;
+      } else {
+        llvm::SmallString<128> p(llvm::sys::path::filename(in));
+        llvm::sys::path::replace_extension(p, "o");
+        outObj = std::string(p);
+      }
+    } else {
+      llvm::sys::fs::createTemporaryFile("mpiad", "o", obj);
+      outObj = std::string(obj);
+      temps.push_back(outObj);
+    }
+    llvm::SmallString<256> srcDir(in);
+    llvm::sys::path::remove_filename(srcDir);
+    if (srcDir.empty())
+      srcDir = ".";
+    std::vector<std::string> cmd = compilerCommand();
+    cmd.insert(cmd.end(), o.compileFlags.begin(), o.compileFlags.end());
+    cmd.push_back("-I" + std::string(srcDir));
+    cmd.push_back("-I" + prefix + "/include");
+    cmd.push_back("-c");
+    cmd.push_back(std::string(gen));
+    std::string tmpObj = outObj + ".mpiad-tmp.o";
+    cmd.push_back("-o");
+    cmd.push_back(tmpObj);
+    int rc = run(cmd);
+    if (rc != 0) {
+      std::remove(tmpObj.c_str());
+      cleanup();
+      return fail(rc < 0 ? "cannot run '" + cmd[0] + "'"
+                         : "compiling the generated code of '" + in +
+                               "' failed");
+    }
+    std::rename(tmpObj.c_str(), outObj.c_str());
+    objects.push_back(outObj);
+  }
+  if (o.mode == Options::Link) {
+    std::string out = o.output.empty() ? "a.out" : o.output;
+    std::vector<std::string> cmd = compilerCommand();
+    for (const std::string &f : o.compileFlags)
+      if (f.rfind("-O", 0) == 0 || f == "-g" || f.rfind("-f", 0) == 0)
+        cmd.push_back(f);
+    cmd.insert(cmd.end(), objects.begin(), objects.end());
+    cmd.insert(cmd.end(), o.objects.begin(), o.objects.end());
+    cmd.push_back(prefix + "/lib/libmpiad.a");
+    cmd.insert(cmd.end(), o.linkFlags.begin(), o.linkFlags.end());
+    cmd.push_back("-lm");
+    std::string tmpOut = out + ".mpiad-tmp";
+    cmd.push_back("-o");
+    cmd.push_back(tmpOut);
+    int rc = run(cmd);
+    cleanup();
+    if (rc != 0) {
+      std::remove(tmpOut.c_str());
+      return fail("linking '" + out + "' failed");
+    }
+    std::rename(tmpOut.c_str(), out.c_str());
+  } else {
+    cleanup();
+  }
+  return 0;
+}
+
+} // namespace mpiad

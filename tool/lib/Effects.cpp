@@ -1,0 +1,214 @@
+//===- Effects.cpp - What a statement writes, and from what ---------------===//
+#include "Analysis.h"
+
+namespace mpiad {
+
+/// Variables whose values flow differentiably into `e` (not indices, not
+/// conditions of ?:, not arguments of non-differentiable operations).
+static void dataVars(const ExprP &e, std::set<Var *> &out) {
+  if (!e)
+    return;
+  switch (e->kind) {
+  case Expr::VarRef:
+    out.insert(e->var);
+    return;
+  case Expr::Index:
+    dataVars(e->ops[0], out);
+    return;
+  case Expr::Cond:
+    dataVars(e->ops[1], out);
+    dataVars(e->ops[2], out);
+    return;
+  case Expr::Binary: {
+    static const std::set<std::string> noFlow = {"<",  "<=", ">", ">=", "==",
+                                                 "!=", "&&", "||", "%"};
+    if (noFlow.count(e->text))
+      return;
+    dataVars(e->ops[0], out);
+    dataVars(e->ops[1], out);
+    return;
+  }
+  case Expr::Unary:
+    if (e->text == "!")
+      return;
+    dataVars(e->ops[0], out);
+    return;
+  case Expr::Opaque:
+    return;
+  default:
+    for (const ExprP &o : e->ops)
+      dataVars(o, out);
+  }
+}
+
+std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe) {
+  std::vector<Effect> out;
+  auto callEffects = [&](const ExprP &call, Var *result) {
+    // A call to a user function writes through its non-const pointer
+    // arguments and its result, from all its arguments.
+    Function *cf = fe.callee(call->text);
+    Effect base;
+    for (const ExprP &a : call->ops) {
+      dataVars(a, base.data);
+      collectVars(a, base.reads);
+    }
+    if (result) {
+      Effect e = base;
+      e.target = result;
+      out.push_back(e);
+    }
+    if (!cf)
+      return;
+    for (size_t i = 0; i < call->ops.size() && i < cf->params.size(); ++i) {
+      const CType &pt = cf->params[i]->type;
+      if (pt.ptrDepth > 0 && !pt.isConst) {
+        if (Var *t = baseVar(call->ops[i])) {
+          Effect e = base;
+          e.target = t;
+          e.elementWrite = true;
+          out.push_back(e);
+        }
+      }
+    }
+  };
+  switch (s.kind) {
+  case Stmt::Decl:
+  case Stmt::Assign: {
+    ExprP lhs = s.kind == Stmt::Decl ? mkVar(s.var) : s.lhs;
+    ExprP rhs = s.rhs;
+    if (!rhs)
+      break;
+    Var *t = baseVar(lhs);
+    if (rhs->kind == Expr::Call && fe.callee(rhs->text) && lhs->kind == Expr::VarRef) {
+      callEffects(rhs, t);
+      break;
+    }
+    Effect e;
+    e.target = t;
+    dataVars(rhs, e.data);
+    collectVars(rhs, e.reads);
+    if (lhs->kind != Expr::VarRef) {
+      e.elementWrite = true;
+      std::set<Var *> idx;
+      collectVars(lhs, idx);
+      idx.erase(t);
+      e.reads.insert(idx.begin(), idx.end());
+    }
+    if (s.op == "+=" || s.op == "-=" || (s.op != "=" && s.kind == Stmt::Assign)) {
+      if (t) {
+        e.data.insert(t);
+        e.reads.insert(t);
+      }
+    }
+    if (lhs->ptrDepth > 0 && lhs->kind == Expr::VarRef) {
+      e.pointerCopy = true;
+      if (rhs->kind == Expr::Call || (rhs->kind == Expr::Cast &&
+                                      rhs->ops[0]->kind == Expr::Call))
+        e.data.clear(); // malloc / calloc: fresh storage
+    }
+    out.push_back(e);
+    break;
+  }
+  case Stmt::ExprStmt:
+    if (s.rhs && s.rhs->kind == Expr::Call)
+      callEffects(s.rhs, nullptr);
+    break;
+  case Stmt::Comm: {
+    const CommRule *r = s.comm.rule;
+    std::set<Var *> sendData, allReads;
+    for (size_t i = 0; i < r->args.size(); ++i) {
+      collectVars(s.comm.args[i], allReads);
+      if (r->args[i].role == CommArg::Buffer && r->args[i].read)
+        if (Var *v = baseVar(s.comm.args[i]))
+          sendData.insert(v);
+    }
+    for (size_t i = 0; i < r->args.size(); ++i) {
+      const CommArg &a = r->args[i];
+      if (!a.write)
+        continue;
+      Var *t = baseVar(s.comm.args[i]);
+      if (!t)
+        continue;
+      Effect e;
+      e.target = t;
+      e.elementWrite = a.role == CommArg::Buffer;
+      e.reads = allReads;
+      if (a.role == CommArg::Buffer) {
+        e.data = sendData;
+        e.commSend = true;
+      }
+      auto it = r->resultReplication.find(a.name);
+      if (it != r->resultReplication.end())
+        e.commResult = it->second == "replicated" ? "replicated" : "varying";
+      out.push_back(e);
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  return out;
+}
+
+static void walkBlock(const Block &b,
+                      const std::function<void(Stmt &, const WalkCtx &)> &fn,
+                      const WalkCtx &ctx) {
+  for (const StmtP &s : b) {
+    fn(*s, ctx);
+    WalkCtx inner = ctx;
+    switch (s->kind) {
+    case Stmt::If:
+      collectVars(s->cond, inner.controlVars);
+      walkBlock(s->body, fn, inner);
+      walkBlock(s->elseBody, fn, inner);
+      break;
+    case Stmt::For:
+    case Stmt::While:
+    case Stmt::DoWhile:
+      collectVars(s->cond, inner.controlVars);
+      inner.loopDepth++;
+      if (s->init)
+        fn(*s->init, ctx);
+      if (s->step)
+        fn(*s->step, inner);
+      walkBlock(s->body, fn, inner);
+      break;
+    case Stmt::Compound:
+      walkBlock(s->body, fn, ctx);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+void walk(const Block &b, const std::function<void(Stmt &, const WalkCtx &)> &fn,
+          WalkCtx ctx) {
+  walkBlock(b, fn, ctx);
+}
+
+std::set<Var *> assignedIn(const Block &b, const Frontend &fe) {
+  std::set<Var *> out;
+  walk(b, [&](Stmt &s, const WalkCtx &) {
+    for (const Effect &e : effectsOf(s, fe))
+      if (e.target)
+        out.insert(e.target);
+  });
+  return out;
+}
+
+Var *aliasRoot(Function &f, Var *v) {
+  while (v->aliasRoot >= 0 && f.vars[v->aliasRoot].get() != v)
+    v = f.vars[v->aliasRoot].get();
+  return v;
+}
+
+bool isStable(const Var *v) {
+  if (v->kind == Var::Param)
+    return v->assignCount == 0;
+  if (v->kind == Var::Global)
+    return v->assignCount == 0;
+  return v->assignCount <= 1 && !v->assignedInLoop;
+}
+
+} // namespace mpiad

@@ -1,0 +1,31 @@
+//===- Emit.h - One translation unit in, generated C out ------------------===//
+//
+// Ties the stages together for one file: parse with Clang (recording
+// pragmas), attach each `#pragma mpiad differentiate` to the function that
+// follows it, generate the adjoints, and splice them into the source right
+// after their primal functions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MPIAD_EMIT_H
+#define MPIAD_EMIT_H
+
+#include "clang/Tooling/Tooling.h"
+#include <string>
+#include <vector>
+
+namespace mpiad {
+
+struct EmitResult {
+  std::string source;     // the rewritten file
+  std::string header;     // prototypes of the generated functions
+  int functions = 0;      // number of marked functions
+};
+
+/// A FrontendActionFactory whose actions fill `result` for the main file.
+std::unique_ptr<clang::tooling::FrontendActionFactory>
+makeEmitFactory(const std::vector<std::string> &ruleFiles, EmitResult &result,
+                bool &ok);
+
+} // namespace mpiad
+
+#endif

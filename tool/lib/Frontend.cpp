@@ -1,0 +1,779 @@
+//===- Frontend.cpp - Clang AST to IR -------------------------------------===//
+#include "Frontend.h"
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+
+namespace mpiad {
+
+void Diag::error(SourceLocation loc, const std::string &msg) {
+  ++errors_;
+  diags_.Report(loc, diags_.getCustomDiagID(DiagnosticsEngine::Error, "%0"))
+      << msg;
+}
+void Diag::warning(SourceLocation loc, const std::string &msg) {
+  diags_.Report(loc, diags_.getCustomDiagID(DiagnosticsEngine::Warning, "%0"))
+      << msg;
+}
+void Diag::note(SourceLocation loc, const std::string &msg) {
+  diags_.Report(loc, diags_.getCustomDiagID(DiagnosticsEngine::Note, "%0"))
+      << msg;
+}
+
+static Scalar classify(QualType t) {
+  t = t.getCanonicalType();
+  if (const auto *bt = t->getAs<BuiltinType>()) {
+    switch (bt->getKind()) {
+    case BuiltinType::Double:
+      return Scalar::Double;
+    case BuiltinType::Float:
+      return Scalar::Float;
+    case BuiltinType::Void:
+      return Scalar::Void;
+    case BuiltinType::LongDouble:
+      return Scalar::Other;
+    default:
+      return bt->isInteger() ? Scalar::Int : Scalar::Other;
+    }
+  }
+  if (t->isEnumeralType())
+    return Scalar::Int;
+  return Scalar::Other;
+}
+
+CType convertType(QualType t, const ASTContext &ctx) {
+  CType r;
+  PrintingPolicy pp(ctx.getLangOpts());
+  pp.SuppressTagKeyword = false;
+  QualType cur = t;
+  while (true) {
+    if (const auto *at = ctx.getAsConstantArrayType(cur)) {
+      r.dims.push_back(std::to_string(at->getSize().getZExtValue()));
+      cur = at->getElementType();
+      continue;
+    }
+    if (cur->isArrayType()) { // incomplete or variable: treat as pointer
+      r.ptrDepth++;
+      cur = ctx.getAsArrayType(cur)->getElementType();
+      continue;
+    }
+    QualType canon = cur.getCanonicalType();
+    if (canon->isPointerType() && !canon->isFunctionPointerType()) {
+      // Keep typedef'd pointer types (MPI_Comm, MPI_Request) whole.
+      if (cur->getAs<TypedefType>() && !cur->isPointerType())
+        break;
+      if (cur->getAs<TypedefType>()) {
+        QualType pointee = canon->getPointeeType();
+        if (classify(pointee) == Scalar::Other)
+          break;
+      }
+      r.ptrDepth++;
+      cur = cur->getPointeeType();
+      continue;
+    }
+    break;
+  }
+  r.elem = classify(cur);
+  r.isConst = cur.isConstQualified();
+  r.base = cur.getAsString(pp);
+  return r;
+}
+
+/// Lowers one function body.
+class Lowering {
+public:
+  Lowering(Frontend &fe, Function &fn, const FunctionDecl *fd)
+      : fe(fe), F(fn), fd(fd), SM(fe.ctx_.getSourceManager()),
+        LO(fe.ctx_.getLangOpts()) {}
+
+  bool run();
+
+private:
+  Frontend &fe;
+  Function &F;
+  const FunctionDecl *fd;
+  const SourceManager &SM;
+  const LangOptions &LO;
+  std::map<const VarDecl *, Var *> vars;
+  std::map<const VarDecl *, Var *> globals;
+  Block *pre = nullptr; // statements hoisted before the current statement
+  int tempCount = 0;
+  int loopDepth = 0;
+  bool inCondition = false;
+  bool failed = false;
+
+  void error(SourceLocation loc, const std::string &msg) {
+    fe.diag_.error(loc, msg);
+    failed = true;
+  }
+  std::string text(SourceRange r) {
+    CharSourceRange cr = CharSourceRange::getTokenRange(r);
+    if (r.getBegin().isMacroID() || r.getEnd().isMacroID())
+      cr = SM.getExpansionRange(r);
+    return Lexer::getSourceText(cr, SM, LO).str();
+  }
+  std::string spelling(SourceRange r) {
+    return Lexer::getSourceText(
+               CharSourceRange::getTokenRange(SM.getSpellingLoc(r.getBegin()),
+                                              SM.getSpellingLoc(r.getEnd())),
+               SM, LO)
+        .str();
+  }
+
+  Var *varFor(const VarDecl *vd, SourceLocation use);
+  ExprP lower(const clang::Expr *e);
+  ExprP lowerCall(const CallExpr *ce);
+  ExprP hoistToTemp(ExprP value, QualType t, SourceLocation loc);
+  void lowerStmt(const clang::Stmt *s, Block &out);
+  void lowerInto(const clang::Stmt *s, Block &out);
+  bool lowerComm(const CallExpr *ce, Block &out);
+  StmtP lowerLoopPart(const clang::Stmt *s);
+};
+
+Var *Lowering::varFor(const VarDecl *vd, SourceLocation use) {
+  auto it = vars.find(vd);
+  if (it != vars.end())
+    return it->second;
+  if (vd->hasGlobalStorage() && !vd->isStaticLocal()) {
+    auto g = globals.find(vd);
+    if (g != globals.end())
+      return g->second;
+    Var *v = F.newVar(vd->getName().str(), convertType(vd->getType(), fe.ctx_),
+                      Var::Global);
+    v->loc = vd->getLocation();
+    globals[vd] = v;
+    return v;
+  }
+  error(use, "internal: reference to an undeclared variable");
+  return nullptr;
+}
+
+static bool isIdentifier(const std::string &s) {
+  if (s.empty() || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+    return false;
+  for (char c : s)
+    if (!(isalnum((unsigned char)c) || c == '_'))
+      return false;
+  return true;
+}
+
+ExprP Lowering::hoistToTemp(ExprP value, QualType t, SourceLocation loc) {
+  if (!pre || inCondition) {
+    error(loc, "a call to a differentiated function inside a loop condition "
+               "is not supported; assign it to a variable first");
+    return value;
+  }
+  CType ct = convertType(t, fe.ctx_);
+  Var *tmp = F.newVar("mpiad_c" + std::to_string(++tempCount), ct,
+                      Var::Synthetic);
+  tmp->loc = loc;
+  pre->push_back(mkDecl(tmp));
+  auto s = mkAssign(mkVar(tmp), "=", value);
+  s->loc = loc;
+  pre->push_back(s);
+  return mkVar(tmp);
+}
+
+ExprP Lowering::lower(const clang::Expr *e) {
+  e = e->IgnoreParens();
+  SourceLocation loc = e->getExprLoc();
+  QualType qt = e->getType();
+  CType ct = convertType(qt, fe.ctx_);
+  auto typed = [&](ExprP x) {
+    auto c = std::make_shared<mpiad::Expr>(*x);
+    c->type = ct.elem;
+    c->ptrDepth = ct.ptrDepth + (int)ct.dims.size();
+    c->loc = loc;
+    return ExprP(c);
+  };
+
+  // A whole object-like macro (M_PI, N, MPI_COMM_WORLD) prints as its name.
+  if (e->getBeginLoc().isMacroID() && !isa<CallExpr>(e)) {
+    std::string t = text(e->getSourceRange());
+    if (isIdentifier(t) && !SM.isMacroArgExpansion(e->getBeginLoc()))
+      return typed(mkOpaque(t, {}, ct.elem));
+  }
+
+  if (const auto *ice = dyn_cast<ImplicitCastExpr>(e)) {
+    ExprP sub = lower(ice->getSubExpr());
+    if (!sub)
+      return nullptr;
+    switch (ice->getCastKind()) {
+    case CK_IntegralToFloating:
+    case CK_FloatingCast:
+    case CK_FloatingToIntegral:
+    case CK_IntegralCast:
+      // Keep the value's new type (matters for derivative arithmetic).
+      return typed(sub);
+    default:
+      return sub;
+    }
+  }
+  if (const auto *il = dyn_cast<IntegerLiteral>(e))
+    return typed(mkIntText(spelling(il->getSourceRange())));
+  if (const auto *fl = dyn_cast<FloatingLiteral>(e))
+    return typed(mkFloat(spelling(fl->getSourceRange())));
+  if (isa<CharacterLiteral>(e) || isa<StringLiteral>(e) ||
+      isa<UnaryExprOrTypeTraitExpr>(e) || isa<OffsetOfExpr>(e))
+    return typed(mkOpaque(text(e->getSourceRange()), {}, ct.elem));
+  if (const auto *dre = dyn_cast<DeclRefExpr>(e)) {
+    if (const auto *vd = dyn_cast<VarDecl>(dre->getDecl())) {
+      Var *v = varFor(vd, loc);
+      return v ? typed(mkVar(v)) : nullptr;
+    }
+    return typed(mkOpaque(dre->getNameInfo().getAsString(), {}, ct.elem));
+  }
+  if (const auto *ase = dyn_cast<ArraySubscriptExpr>(e)) {
+    ExprP b = lower(ase->getBase()), i = lower(ase->getIdx());
+    if (!b || !i)
+      return nullptr;
+    return typed(mkIndex(b, i));
+  }
+  if (const auto *me = dyn_cast<MemberExpr>(e)) {
+    // Struct fields are read as opaque values (never active).
+    std::set<Var *> used;
+    if (ExprP base = lower(me->getBase()))
+      collectVars(base, used);
+    return typed(mkOpaque(text(e->getSourceRange()),
+                          std::vector<Var *>(used.begin(), used.end()),
+                          ct.elem));
+  }
+  if (const auto *uo = dyn_cast<UnaryOperator>(e)) {
+    switch (uo->getOpcode()) {
+    case UO_Minus:
+    case UO_Plus:
+    case UO_LNot:
+    case UO_Not: {
+      ExprP a = lower(uo->getSubExpr());
+      if (!a)
+        return nullptr;
+      if (uo->getOpcode() == UO_Plus)
+        return a;
+      return typed(mkUnary(UnaryOperator::getOpcodeStr(uo->getOpcode()).str(),
+                           a));
+    }
+    case UO_Deref: {
+      ExprP a = lower(uo->getSubExpr());
+      return a ? typed(mkIndex(a, mkInt(0))) : nullptr;
+    }
+    case UO_AddrOf: {
+      ExprP a = lower(uo->getSubExpr());
+      return a ? typed(mkAddrOf(a)) : nullptr;
+    }
+    default:
+      error(loc, "'" + UnaryOperator::getOpcodeStr(uo->getOpcode()).str() +
+                     "' inside an expression is not supported in a "
+                     "differentiated function; write it as a separate "
+                     "statement");
+      return nullptr;
+    }
+  }
+  if (const auto *bo = dyn_cast<BinaryOperator>(e)) {
+    if (bo->isAssignmentOp()) {
+      error(loc, "assignment inside an expression is not supported in a "
+                 "differentiated function; write it as a separate statement");
+      return nullptr;
+    }
+    if (bo->getOpcode() == BO_Comma) {
+      error(loc, "the comma operator is not supported in a differentiated "
+                 "function");
+      return nullptr;
+    }
+    ExprP a = lower(bo->getLHS()), b = lower(bo->getRHS());
+    if (!a || !b)
+      return nullptr;
+    return typed(mkBinary(bo->getOpcodeStr().str(), a, b));
+  }
+  if (const auto *co = dyn_cast<ConditionalOperator>(e)) {
+    ExprP c = lower(co->getCond()), a = lower(co->getTrueExpr()),
+          b = lower(co->getFalseExpr());
+    if (!c || !a || !b)
+      return nullptr;
+    return typed(mkCond(c, a, b));
+  }
+  if (const auto *cc = dyn_cast<CStyleCastExpr>(e)) {
+    ExprP a = lower(cc->getSubExpr());
+    if (!a)
+      return nullptr;
+    PrintingPolicy pp(LO);
+    return typed(mkCast(cc->getTypeAsWritten().getAsString(pp), a, ct.elem,
+                        ct.ptrDepth));
+  }
+  if (const auto *ce = dyn_cast<CallExpr>(e))
+    return lowerCall(ce);
+  if (isa<InitListExpr>(e) || isa<ImplicitValueInitExpr>(e)) {
+    std::string t = text(e->getSourceRange());
+    return typed(mkOpaque(t.empty() ? "{0}" : t, {}, ct.elem));
+  }
+  if (isa<StmtExpr>(e)) {
+    error(loc, "statement expressions are not supported in a differentiated "
+               "function");
+    return nullptr;
+  }
+  error(loc, std::string("unsupported expression '") + e->getStmtClassName() +
+                 "' in a differentiated function");
+  return nullptr;
+}
+
+ExprP Lowering::lowerCall(const CallExpr *ce) {
+  SourceLocation loc = ce->getExprLoc();
+  const FunctionDecl *callee = ce->getDirectCallee();
+  CType rt = convertType(ce->getType(), fe.ctx_);
+  if (!callee) {
+    // Calls through function pointers: fine when nothing floating flows.
+    bool floating = rt.isFloatingElem();
+    for (const clang::Expr *a : ce->arguments())
+      floating |= convertType(a->getType(), fe.ctx_).isFloatingElem();
+    if (floating) {
+      error(loc, "call through a function pointer with floating-point "
+                 "arguments or result cannot be differentiated; call the "
+                 "function directly");
+      return nullptr;
+    }
+    return mkOpaque(text(ce->getSourceRange()), {}, rt.elem);
+  }
+  std::string name = callee->getNameAsString();
+  if (name.rfind("MPI_", 0) == 0 || name.rfind("PMPI_", 0) == 0) {
+    error(loc, "'" + name + "' used as a value; call MPI functions as "
+                            "statements in a differentiated function");
+    return nullptr;
+  }
+  if (name == "setjmp" || name == "longjmp" || name == "_setjmp" ||
+      name == "sigsetjmp" || name == "siglongjmp" || name == "__sigsetjmp") {
+    error(loc, "'" + name + "' cannot be differentiated (non-local jumps)");
+    return nullptr;
+  }
+  std::vector<ExprP> args;
+  for (const clang::Expr *a : ce->arguments()) {
+    ExprP x = lower(a);
+    if (!x)
+      return nullptr;
+    args.push_back(x);
+  }
+  const FunctionDecl *def = callee->getDefinition();
+  if (def && def->hasBody() && !fe.rules_.math(name) &&
+      SM.isInMainFile(def->getLocation())) {
+    if (def->isVariadic()) {
+      for (size_t i = 0; i < args.size(); ++i)
+        if (i >= def->getNumParams() && args[i]->isFloating()) {
+          error(args[i]->loc.isValid() ? args[i]->loc : loc,
+                "floating-point argument to variadic function '" + name +
+                    "' cannot be differentiated");
+          return nullptr;
+        }
+    }
+    Function *cf = fe.lower(def);
+    if (!cf) {
+      error(loc, "note: in the call to '" + name + "'");
+      return nullptr;
+    }
+    // Floating scalar arguments become variables, so the adjoint of the call
+    // can accumulate into their shadows.
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i]->isFloating() && args[i]->kind != mpiad::Expr::VarRef &&
+          args[i]->kind != mpiad::Expr::IntLit &&
+          args[i]->kind != mpiad::Expr::FloatLit) {
+        args[i] = hoistToTemp(args[i], ce->getArg(i)->getType(),
+                              ce->getArg(i)->getExprLoc());
+      }
+    }
+    ExprP call = mkCall(name, args, rt.elem, rt.ptrDepth);
+    auto c = std::make_shared<mpiad::Expr>(*call);
+    c->loc = loc;
+    return c;
+  }
+  auto c = std::make_shared<mpiad::Expr>(
+      *mkCall(name, args, rt.elem, rt.ptrDepth));
+  c->loc = loc;
+  return c;
+}
+
+bool Lowering::lowerComm(const CallExpr *ce, Block &out) {
+  const FunctionDecl *callee = ce->getDirectCallee();
+  std::string name = callee->getNameAsString();
+  const CommRule *rule = fe.rules_.comm(name);
+  if (!rule) {
+    error(ce->getExprLoc(),
+          "'" + name + "' is not supported in a differentiated function yet "
+                       "(no communication rule for it in rules/)");
+    return false;
+  }
+  if (ce->getNumArgs() != rule->args.size()) {
+    error(ce->getExprLoc(), "'" + name + "' called with " +
+                                std::to_string(ce->getNumArgs()) +
+                                " arguments; its rule expects " +
+                                std::to_string(rule->args.size()));
+    return false;
+  }
+  auto s = std::make_shared<Stmt>();
+  s->kind = Stmt::Comm;
+  s->loc = ce->getExprLoc();
+  s->comm.rule = rule;
+  s->comm.name = name;
+  for (unsigned i = 0; i < ce->getNumArgs(); ++i) {
+    const clang::Expr *a = ce->getArg(i);
+    CommArg::Role role = rule->args[i].role;
+    if (role == CommArg::Op || role == CommArg::Datatype ||
+        role == CommArg::Comm) {
+      ExprP x = lower(a);
+      std::set<Var *> used;
+      if (x)
+        collectVars(x, used);
+      auto op = std::make_shared<mpiad::Expr>(*mkOpaque(
+          text(a->getSourceRange()), std::vector<Var *>(used.begin(), used.end())));
+      op->loc = a->getExprLoc();
+      s->comm.args.push_back(op);
+      continue;
+    }
+    ExprP x = lower(a);
+    if (!x)
+      return false;
+    s->comm.args.push_back(x);
+  }
+  out.push_back(s);
+  return true;
+}
+
+StmtP Lowering::lowerLoopPart(const clang::Stmt *s) {
+  if (!s)
+    return nullptr;
+  Block b;
+  Block *savedPre = pre;
+  pre = nullptr; // calls in loop headers cannot be hoisted
+  inCondition = true;
+  lowerStmt(s, b);
+  inCondition = false;
+  pre = savedPre;
+  if (b.size() == 1)
+    return b[0];
+  if (b.empty())
+    return nullptr;
+  error(s->getBeginLoc(), "this loop header is too complex to differentiate; "
+                          "use one initialisation and one increment");
+  return nullptr;
+}
+
+void Lowering::lowerInto(const clang::Stmt *s, Block &out) {
+  if (const auto *cs = dyn_cast_or_null<CompoundStmt>(s)) {
+    for (const clang::Stmt *c : cs->body())
+      lowerStmt(c, out);
+  } else if (s) {
+    lowerStmt(s, out);
+  }
+}
+
+void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
+  if (!s)
+    return;
+  SourceLocation loc = s->getBeginLoc();
+  Block hoisted;
+  Block *savedPre = pre;
+  if (!inCondition)
+    pre = &hoisted;
+  auto flushPre = [&]() {
+    for (auto &h : hoisted)
+      out.push_back(h);
+    hoisted.clear();
+  };
+  struct Restore {
+    Block *&p;
+    Block *saved;
+    ~Restore() { p = saved; }
+  } restore{pre, savedPre};
+
+  if (isa<NullStmt>(s))
+    return;
+  if (const auto *cs = dyn_cast<CompoundStmt>(s)) {
+    Block b;
+    for (const clang::Stmt *c : cs->body())
+      lowerStmt(c, b);
+    auto st = mkCompound(std::move(b));
+    st->loc = loc;
+    out.push_back(st);
+    return;
+  }
+  if (const auto *ds = dyn_cast<DeclStmt>(s)) {
+    for (const Decl *d : ds->decls()) {
+      const auto *vd = dyn_cast<VarDecl>(d);
+      if (!vd)
+        continue; // typedefs, nested records
+      CType ct = convertType(vd->getType(), fe.ctx_);
+      if (vd->isStaticLocal() && ct.isFloatingElem()) {
+        error(vd->getLocation(), "static local variable '" +
+                                     vd->getNameAsString() +
+                                     "' of floating type in a differentiated "
+                                     "function is not supported");
+        continue;
+      }
+      if (vd->getType()->isVariableArrayType()) {
+        error(vd->getLocation(),
+              "variable-length array '" + vd->getNameAsString() +
+                  "' is not supported in a differentiated function; use "
+                  "malloc");
+        continue;
+      }
+      Var *v = F.newVar(vd->getNameAsString(), ct, Var::Local);
+      v->loc = vd->getLocation();
+      vars[vd] = v;
+      ExprP init;
+      if (vd->hasInit()) {
+        init = lower(vd->getInit());
+        if (!init)
+          continue;
+      }
+      auto st = mkDecl(v, init);
+      st->loc = vd->getLocation();
+      flushPre();
+      out.push_back(st);
+    }
+    return;
+  }
+  if (const auto *is = dyn_cast<IfStmt>(s)) {
+    if (is->getInit() || is->getConditionVariable()) {
+      error(loc, "declarations in an if condition are not supported");
+      return;
+    }
+    ExprP c = lower(is->getCond());
+    if (!c)
+      return;
+    Block a, b;
+    lowerInto(is->getThen(), a);
+    lowerInto(is->getElse(), b);
+    auto st = mkIf(c, std::move(a), std::move(b));
+    st->loc = loc;
+    flushPre();
+    out.push_back(st);
+    return;
+  }
+  if (const auto *fs = dyn_cast<ForStmt>(s)) {
+    auto st = std::make_shared<Stmt>();
+    st->kind = Stmt::For;
+    st->loc = loc;
+    if (fs->getInit()) {
+      st->init = lowerLoopPart(fs->getInit());
+      if (st->init && st->init->kind == Stmt::Decl)
+        st->init->var->declaredInForInit = true;
+    }
+    if (fs->getCond()) {
+      inCondition = true;
+      st->cond = lower(fs->getCond());
+      inCondition = false;
+    }
+    st->step = lowerLoopPart(fs->getInc());
+    ++loopDepth;
+    lowerInto(fs->getBody(), st->body);
+    --loopDepth;
+    out.push_back(st);
+    return;
+  }
+  if (const auto *ws = dyn_cast<WhileStmt>(s)) {
+    auto st = std::make_shared<Stmt>();
+    st->kind = Stmt::While;
+    st->loc = loc;
+    inCondition = true;
+    st->cond = lower(ws->getCond());
+    inCondition = false;
+    ++loopDepth;
+    lowerInto(ws->getBody(), st->body);
+    --loopDepth;
+    out.push_back(st);
+    return;
+  }
+  if (const auto *dw = dyn_cast<DoStmt>(s)) {
+    auto st = std::make_shared<Stmt>();
+    st->kind = Stmt::DoWhile;
+    st->loc = loc;
+    ++loopDepth;
+    lowerInto(dw->getBody(), st->body);
+    --loopDepth;
+    inCondition = true;
+    st->cond = lower(dw->getCond());
+    inCondition = false;
+    out.push_back(st);
+    return;
+  }
+  if (isa<BreakStmt>(s) || isa<ContinueStmt>(s)) {
+    auto st = std::make_shared<Stmt>();
+    st->kind = isa<BreakStmt>(s) ? Stmt::Break : Stmt::Continue;
+    st->loc = loc;
+    out.push_back(st);
+    return;
+  }
+  if (const auto *rs = dyn_cast<ReturnStmt>(s)) {
+    auto st = std::make_shared<Stmt>();
+    st->kind = Stmt::Return;
+    st->loc = loc;
+    if (rs->getRetValue()) {
+      st->rhs = lower(rs->getRetValue());
+      if (!st->rhs)
+        return;
+    }
+    flushPre();
+    out.push_back(st);
+    return;
+  }
+  if (isa<SwitchStmt>(s)) {
+    error(loc, "switch statements are not supported in a differentiated "
+               "function yet; use if/else");
+    return;
+  }
+  if (isa<GotoStmt>(s) || isa<IndirectGotoStmt>(s) || isa<LabelStmt>(s)) {
+    error(loc, "goto and labels cannot be differentiated; use structured "
+               "control flow");
+    return;
+  }
+  if (isa<AsmStmt>(s)) {
+    error(loc, "inline assembly cannot be differentiated");
+    return;
+  }
+  if (const auto *bo = dyn_cast<BinaryOperator>(s)) {
+    if (bo->isAssignmentOp()) {
+      ExprP l = lower(bo->getLHS());
+      ExprP r = lower(bo->getRHS());
+      if (!l || !r)
+        return;
+      std::string op = bo->getOpcodeStr().str();
+      if (op == "*=" || op == "/=") { // v *= e  ->  v = v * e
+        r = mkBinary(op.substr(0, 1), l, r);
+        op = "=";
+      } else if (op != "=" && op != "+=" && op != "-=") {
+        // %=, <<=, &= ...: integer only.
+        if (l->isFloating()) {
+          error(bo->getOperatorLoc(), "operator '" + op +
+                                          "' on a floating-point value");
+          return;
+        }
+      }
+      auto st = mkAssign(l, op, r);
+      st->loc = bo->getOperatorLoc();
+      flushPre();
+      out.push_back(st);
+      return;
+    }
+  }
+  if (const auto *uo = dyn_cast<UnaryOperator>(s)) {
+    if (uo->isIncrementDecrementOp()) {
+      ExprP l = lower(uo->getSubExpr());
+      if (!l)
+        return;
+      auto st = mkAssign(l, uo->isIncrementOp() ? "+=" : "-=", mkInt(1));
+      st->loc = loc;
+      out.push_back(st);
+      return;
+    }
+  }
+  if (const auto *ce = dyn_cast<CallExpr>(s)) {
+    const FunctionDecl *callee = ce->getDirectCallee();
+    if (callee) {
+      std::string name = callee->getNameAsString();
+      if (name.rfind("MPI_", 0) == 0 || name.rfind("PMPI_", 0) == 0) {
+        lowerComm(ce, out);
+        return;
+      }
+    }
+    ExprP c = lower(ce);
+    if (!c)
+      return;
+    auto st = mkExprStmt(c);
+    st->loc = loc;
+    flushPre();
+    out.push_back(st);
+    return;
+  }
+  if (const auto *e = dyn_cast<clang::Expr>(s)) {
+    ExprP x = lower(e);
+    if (!x)
+      return;
+    auto st = mkExprStmt(x);
+    st->loc = loc;
+    flushPre();
+    out.push_back(st);
+    return;
+  }
+  error(loc, std::string("unsupported statement '") + s->getStmtClassName() +
+                 "' in a differentiated function");
+}
+
+bool Lowering::run() {
+  F.name = fd->getNameAsString();
+  F.ret = convertType(fd->getReturnType(), fe.ctx_);
+  F.loc = fd->getLocation();
+  F.isVariadic = fd->isVariadic();
+  for (const ParmVarDecl *p : fd->parameters()) {
+    if (p->getName().empty()) {
+      error(p->getLocation(), "unnamed parameter in a differentiated function");
+      continue;
+    }
+    Var *v = F.newVar(p->getNameAsString(), convertType(p->getType(), fe.ctx_),
+                      Var::Param);
+    v->loc = p->getLocation();
+    vars[p] = v;
+    F.params.push_back(v);
+  }
+  if (F.ret.elem != Scalar::Void || F.ret.ptrDepth) {
+    F.retVar = F.newVar("mpiad_ret", F.ret, Var::Synthetic);
+    F.retVar->loc = fd->getLocation();
+  }
+  lowerInto(fd->getBody(), F.body);
+  // `#pragma mpiad inactive(v)` inside this function's body.
+  SourceRange body = fd->getBody()->getSourceRange();
+  for (const PragmaRecord &pr : fe.pragmas_) {
+    if (pr.kind != PragmaRecord::Inactive ||
+        !(SM.isBeforeInTranslationUnit(body.getBegin(), pr.loc) &&
+          SM.isBeforeInTranslationUnit(pr.loc, body.getEnd())))
+      continue;
+    for (const auto &n : pr.names) {
+      bool found = false;
+      for (auto &v : F.vars)
+        if (v->userName == n.first && v->kind != Var::Synthetic) {
+          v->userInactive = true;
+          found = true;
+        }
+      if (!found)
+        error(n.second, "'" + n.first + "' is not a variable of '" + F.name +
+                            "'");
+    }
+  }
+  return !failed;
+}
+
+std::unique_ptr<Function> Frontend::lowerCopy(const FunctionDecl *fd) {
+  fd = fd->getDefinition() ? fd->getDefinition() : fd;
+  auto fn = std::make_unique<Function>();
+  Lowering l(*this, *fn, fd);
+  if (!l.run())
+    return nullptr;
+  return fn;
+}
+
+Function *Frontend::lower(const FunctionDecl *fd) {
+  fd = fd->getDefinition() ? fd->getDefinition() : fd;
+  auto it = done_.find(fd);
+  if (it != done_.end())
+    return it->second.get();
+  for (const FunctionDecl *p : inProgress_)
+    if (p == fd) {
+      diag_.error(fd->getLocation(),
+                  "recursive function '" + fd->getNameAsString() +
+                      "' cannot be differentiated yet");
+      return nullptr;
+    }
+  inProgress_.push_back(fd);
+  auto fn = std::make_unique<Function>();
+  Lowering l(*this, *fn, fd);
+  bool ok = l.run();
+  inProgress_.pop_back();
+  if (!ok)
+    return nullptr;
+  Function *raw = fn.get();
+  byName_[raw->name] = raw;
+  decls_[raw] = fd;
+  done_[fd] = std::move(fn);
+  return raw;
+}
+
+} // namespace mpiad

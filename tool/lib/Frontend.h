@@ -1,0 +1,73 @@
+//===- Frontend.h - Lowering marked C functions from the Clang AST to IR --===//
+//
+// Stage 1 of the pipeline.  Every construct is either lowered faithfully or
+// reported as a located error; nothing is dropped silently.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MPIAD_FRONTEND_H
+#define MPIAD_FRONTEND_H
+
+#include "IR.h"
+#include "Pragma.h"
+#include "Rules.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include <map>
+
+namespace mpiad {
+
+/// Reports errors and warnings through Clang's DiagnosticsEngine, so they
+/// carry file:line:col and follow -W / -fcolor settings.
+class Diag {
+public:
+  explicit Diag(clang::DiagnosticsEngine &d) : diags_(d) {}
+  void error(clang::SourceLocation loc, const std::string &msg);
+  void warning(clang::SourceLocation loc, const std::string &msg);
+  void note(clang::SourceLocation loc, const std::string &msg);
+  bool hasErrors() const { return errors_ > 0; }
+
+private:
+  clang::DiagnosticsEngine &diags_;
+  int errors_ = 0;
+};
+
+/// Lowers functions on demand; callees are lowered when first called.
+class Frontend {
+public:
+  Frontend(clang::ASTContext &ctx, const RuleSet &rules, Diag &diag,
+           const std::vector<PragmaRecord> &pragmas)
+      : ctx_(ctx), rules_(rules), diag_(diag), pragmas_(pragmas) {}
+
+  /// Lowers `fd` (and records its callees).  Returns null after an error.
+  Function *lower(const clang::FunctionDecl *fd);
+  /// The lowered function for a user callee named `name`, or null.
+  Function *callee(const std::string &name) const {
+    auto it = byName_.find(name);
+    return it == byName_.end() ? nullptr : it->second;
+  }
+  const RuleSet *rules() const { return &rules_; }
+  /// A fresh, uncached lowering of `fd`: each differentiation request owns
+  /// its copy, since the analyses annotate the IR.
+  std::unique_ptr<Function> lowerCopy(const clang::FunctionDecl *fd);
+  const clang::FunctionDecl *decl(const Function *f) const {
+    auto it = decls_.find(f);
+    return it == decls_.end() ? nullptr : it->second;
+  }
+
+private:
+  clang::ASTContext &ctx_;
+  const RuleSet &rules_;
+  Diag &diag_;
+  const std::vector<PragmaRecord> &pragmas_;
+  std::map<const clang::FunctionDecl *, std::unique_ptr<Function>> done_;
+  std::map<std::string, Function *> byName_;
+  std::map<const Function *, const clang::FunctionDecl *> decls_;
+  std::vector<const clang::FunctionDecl *> inProgress_;
+  friend class Lowering;
+};
+
+CType convertType(clang::QualType t, const clang::ASTContext &ctx);
+
+} // namespace mpiad
+
+#endif

@@ -1,0 +1,217 @@
+//===- IR.h - The small typed IR that every pipeline stage works on -------===//
+//
+// The frontend lowers marked C functions into this IR; the analyses annotate
+// its variables; the transforms build new IR (forward and reverse sweeps); the
+// backend prints it as C.  Expressions are immutable trees shared by pointer.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MPIAD_IR_H
+#define MPIAD_IR_H
+
+#include "clang/Basic/SourceLocation.h"
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace mpiad {
+
+enum class Scalar { Void, Int, Float, Double, Other };
+
+/// A C type as far as differentiation cares: element kind, pointer depth,
+/// fixed array dimensions, and the spelling used when printing declarations.
+struct CType {
+  Scalar elem = Scalar::Other;
+  int ptrDepth = 0;
+  std::vector<std::string> dims; // fixed array dimensions, source text
+  bool isConst = false;          // const-qualified pointee / value
+  std::string base;              // e.g. "double", "const double", "MPI_Comm"
+
+  bool isFloatingElem() const {
+    return elem == Scalar::Float || elem == Scalar::Double;
+  }
+  bool isFloatingScalar() const {
+    return isFloatingElem() && ptrDepth == 0 && dims.empty();
+  }
+  bool isIntScalar() const {
+    return elem == Scalar::Int && ptrDepth == 0 && dims.empty();
+  }
+  bool isArrayLike() const { return ptrDepth > 0 || !dims.empty(); }
+  /// "double" or "float": the element type without qualifiers.
+  std::string elemName() const {
+    return elem == Scalar::Float ? "float" : "double";
+  }
+  std::string mpiType() const {
+    return elem == Scalar::Float ? "MPI_FLOAT" : "MPI_DOUBLE";
+  }
+};
+
+struct Var {
+  int id = 0;
+  std::string name;      // name as printed (unique within the function)
+  std::string userName;  // name as the user wrote it
+  CType type;
+  enum Kind { Param, Local, Global, Synthetic } kind = Local;
+  clang::SourceLocation loc;
+  bool declaredInForInit = false; // `for (int i = ...)`: scoped to the loop
+  bool isHeap = false;            // assigned from malloc/calloc
+  bool userInactive = false;      // #pragma mpiad inactive(v)
+
+  // Filled by the analyses.
+  int aliasRoot = -1;       // alias class (pointer locals pointing into arrays)
+  bool varied = false;
+  bool useful = false;
+  bool active = false;
+  bool replicated = true;   // meaningful under semantics(global) only
+  bool partial = false;     // replicated var whose adjoint is a per-rank partial
+  bool taped = false;       // old value pushed before each assignment
+  bool reverseRead = false; // value read by the reverse sweep
+  bool hoisted = false;     // declared at function top in generated code
+  int assignCount = 0;      // static number of assignments
+  bool assignedInLoop = false;
+  std::string shadow; // name of the adjoint / tangent variable
+};
+
+struct Expr;
+using ExprP = std::shared_ptr<const Expr>;
+
+struct Expr {
+  enum Kind {
+    IntLit,   // text
+    FloatLit, // text
+    VarRef,   // var
+    Index,    // ops[0][ops[1]]
+    Unary,    // text op, ops[0]
+    Binary,   // ops[0] text ops[1]
+    Cond,     // ops[0] ? ops[1] : ops[2]
+    Call,     // text(ops...)
+    Cast,     // (text) ops[0]
+    AddrOf,   // &ops[0]
+    Opaque    // text printed verbatim; vars lists variables it reads
+  } kind;
+  std::string text;
+  Var *var = nullptr;
+  std::vector<ExprP> ops;
+  std::vector<Var *> vars; // for Opaque
+  Scalar type = Scalar::Other; // scalar kind of the value
+  int ptrDepth = 0;            // > 0 for pointer values
+  clang::SourceLocation loc;
+
+  bool isFloating() const {
+    return ptrDepth == 0 && (type == Scalar::Float || type == Scalar::Double);
+  }
+};
+
+ExprP mkInt(long long v);
+ExprP mkIntText(const std::string &t);
+ExprP mkFloat(const std::string &t);
+ExprP mkVar(Var *v);
+ExprP mkIndex(ExprP base, ExprP idx);
+ExprP mkUnary(const std::string &op, ExprP a);
+ExprP mkBinary(const std::string &op, ExprP a, ExprP b);
+ExprP mkCond(ExprP c, ExprP a, ExprP b);
+ExprP mkCall(const std::string &fn, std::vector<ExprP> args,
+             Scalar type = Scalar::Double, int ptrDepth = 0);
+ExprP mkCast(const std::string &ty, ExprP a, Scalar type, int ptrDepth = 0);
+ExprP mkAddrOf(ExprP a);
+ExprP mkOpaque(const std::string &text, std::vector<Var *> vars = {},
+               Scalar type = Scalar::Other);
+
+/// Every variable an expression reads (including index expressions).
+void collectVars(const ExprP &e, std::set<Var *> &out);
+/// The variable an lvalue / buffer expression is rooted at (a[i], *p, &a[k],
+/// p + k), or null.
+Var *baseVar(const ExprP &e);
+/// Replace variables using `map` (used to substitute rule parameters).
+ExprP substitute(const ExprP &e, const std::map<std::string, ExprP> &map);
+bool isZeroLiteral(const ExprP &e);
+bool isOneLiteral(const ExprP &e);
+
+struct Stmt;
+using StmtP = std::shared_ptr<Stmt>;
+using Block = std::vector<StmtP>;
+
+/// A communication call, lowered: the rule it matched and its arguments.
+struct CommRule;
+struct CommCall {
+  const CommRule *rule = nullptr;
+  std::string name;
+  std::vector<ExprP> args;
+};
+
+struct Stmt {
+  enum Kind {
+    Decl,     // var (+ init)
+    Assign,   // lhs op rhs; op in = += -= *= /=
+    ExprStmt, // expr (calls, opaque)
+    If,       // cond, body, elseBody
+    For,      // init, cond, step, body  (canonical loops keep this form)
+    While,    // cond, body
+    DoWhile,  // body, cond
+    Break,
+    Continue,
+    Return, // rhs (optional)
+    Compound, // body (a nested { } block)
+    Comm,     // comm
+    Comment   // text, printed as /* text */
+  } kind;
+  clang::SourceLocation loc;
+  Var *var = nullptr;
+  ExprP lhs, rhs, cond;
+  std::string op;
+  Block body, elseBody;
+  StmtP init, step;
+  CommCall comm;
+  std::string text;
+  std::string pragma; // "#pragma ..." line printed before a loop
+  // For loops, filled by the normalizer: the canonical shape.
+  Var *loopVar = nullptr;
+  ExprP loopLo, loopHi; // first value and bound expression
+  std::string loopCmp;  // "<", "<=", ">", ">="
+  int loopStep = 0;     // +1 or -1, 0 = not canonical
+};
+
+StmtP mkAssign(ExprP lhs, const std::string &op, ExprP rhs);
+StmtP mkExprStmt(ExprP e);
+StmtP mkIf(ExprP cond, Block then, Block els = {});
+StmtP mkComment(const std::string &text);
+StmtP mkDecl(Var *v, ExprP init = nullptr);
+StmtP mkCompound(Block b);
+
+/// What the pragma asked for on one function.
+struct Annotation {
+  clang::SourceLocation loc; // of the pragma
+  bool reverse = true;
+  std::vector<std::pair<std::string, clang::SourceLocation>> wrt, outputs,
+      replicated;
+  std::map<std::string, std::string> replicatedLen; // explicit w[LEN]
+  std::string name;
+  bool perRank = false;
+};
+
+struct Function {
+  std::string name;
+  CType ret; // return type
+  std::vector<Var *> params;
+  std::vector<std::unique_ptr<Var>> vars; // owns every variable
+  Block body;
+  clang::SourceLocation loc;
+  clang::SourceLocation endLoc; // location right after the closing brace
+  bool isVariadic = false;
+  Var *retVar = nullptr; // synthetic variable holding the return value
+
+  Var *newVar(const std::string &name, const CType &t, Var::Kind k) {
+    auto v = std::make_unique<Var>();
+    v->id = (int)vars.size();
+    v->name = v->userName = name;
+    v->type = t;
+    v->kind = k;
+    vars.push_back(std::move(v));
+    return vars.back().get();
+  }
+};
+
+} // namespace mpiad
+
+#endif

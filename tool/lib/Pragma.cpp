@@ -1,0 +1,205 @@
+//===- Pragma.cpp - Parsing the clauses of `#pragma mpiad` ----------------===//
+#include "Pragma.h"
+
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Lex/Preprocessor.h"
+
+using namespace clang;
+
+namespace mpiad {
+
+namespace {
+
+class ClauseParser {
+public:
+  ClauseParser(Preprocessor &PP, Token &tok) : PP(PP), tok(tok) {}
+
+  void next() { PP.Lex(tok); }
+  bool atEnd() const { return tok.is(tok::eod); }
+  std::string spell() const { return PP.getSpelling(tok); }
+  bool isWord() const {
+    return tok.getIdentifierInfo() != nullptr; // identifiers and keywords
+  }
+
+  bool error(SourceLocation loc, const std::string &msg) {
+    unsigned id = PP.getDiagnostics().getCustomDiagID(DiagnosticsEngine::Error,
+                                                      "%0");
+    PP.Diag(loc, id) << msg;
+    failed = true;
+    // Skip the rest of the pragma line.
+    while (!atEnd())
+      next();
+    return false;
+  }
+
+  bool expect(tok::TokenKind k, const char *what) {
+    if (tok.isNot(k))
+      return error(tok.getLocation(),
+                   std::string("expected ") + what + " in '#pragma mpiad'");
+    next();
+    return true;
+  }
+
+  /// ( name [ '[' tokens ']' ] , ... )
+  bool nameList(std::vector<std::pair<std::string, SourceLocation>> &out,
+                std::map<std::string, std::string> *lens, bool allowReturn) {
+    if (!expect(tok::l_paren, "'('"))
+      return false;
+    if (tok.is(tok::r_paren))
+      return error(tok.getLocation(), "empty clause list");
+    while (true) {
+      bool isReturn = tok.is(tok::kw_return);
+      if (!(tok.is(tok::identifier) || (allowReturn && isReturn)))
+        return error(tok.getLocation(),
+                     allowReturn ? "expected a parameter name or 'return'"
+                                 : "expected a parameter name");
+      std::string name = spell();
+      out.push_back({name, tok.getLocation()});
+      next();
+      if (lens && tok.is(tok::l_square)) {
+        next();
+        std::string len;
+        int depth = 0;
+        while (!atEnd() && !(tok.is(tok::r_square) && depth == 0)) {
+          if (tok.is(tok::l_square))
+            ++depth;
+          if (tok.is(tok::r_square))
+            --depth;
+          if (!len.empty() && tok.hasLeadingSpace())
+            len += " ";
+          len += spell();
+          next();
+        }
+        if (len.empty())
+          return error(tok.getLocation(), "expected a length expression");
+        if (!expect(tok::r_square, "']'"))
+          return false;
+        (*lens)[name] = len;
+      }
+      if (tok.is(tok::comma)) {
+        next();
+        continue;
+      }
+      return expect(tok::r_paren, "',' or ')'");
+    }
+  }
+
+  Preprocessor &PP;
+  Token &tok;
+  bool failed = false;
+};
+
+} // namespace
+
+void MpiadPragmaHandler::HandlePragma(Preprocessor &PP,
+                                      PragmaIntroducer intro, Token &first) {
+  PragmaRecord rec;
+  rec.loc = intro.Loc;
+  rec.startLoc = first.getLocation();
+  Token tok;
+  PP.Lex(tok);
+  ClauseParser p(PP, tok);
+  if (p.atEnd() || !p.isWord()) {
+    p.error(p.atEnd() ? first.getLocation() : tok.getLocation(),
+            "expected 'differentiate', 'parallel', 'checkpoint' or "
+            "'inactive' after '#pragma mpiad'");
+    return;
+  }
+  std::string kind = p.spell();
+  SourceLocation kindLoc = tok.getLocation();
+  p.next();
+  if (kind == "parallel") {
+    rec.kind = PragmaRecord::Parallel;
+  } else if (kind == "checkpoint") {
+    rec.kind = PragmaRecord::Checkpoint;
+    // Optional (snapshots = K): accepted and recorded in the location only.
+    if (tok.is(tok::l_paren)) {
+      while (!p.atEnd() && tok.isNot(tok::r_paren))
+        p.next();
+      if (!p.expect(tok::r_paren, "')'"))
+        return;
+    }
+  } else if (kind == "inactive") {
+    rec.kind = PragmaRecord::Inactive;
+    if (!p.nameList(rec.names, nullptr, false))
+      return;
+  } else if (kind == "differentiate") {
+    rec.kind = PragmaRecord::Differentiate;
+    rec.ann.loc = intro.Loc;
+    std::set<std::string> seen;
+    while (!p.atEnd()) {
+      if (!p.isWord()) {
+        p.error(tok.getLocation(), "expected a clause name");
+        return;
+      }
+      std::string clause = p.spell();
+      SourceLocation clauseLoc = tok.getLocation();
+      if (clause != "reverse" && clause != "forward" && seen.count(clause)) {
+        p.error(clauseLoc, "clause '" + clause + "' given twice");
+        return;
+      }
+      seen.insert(clause);
+      p.next();
+      if (clause == "reverse") {
+        rec.ann.reverse = true;
+      } else if (clause == "forward") {
+        p.error(clauseLoc, "forward (tangent) mode is not supported yet; "
+                           "use 'reverse'");
+        return;
+      } else if (clause == "wrt") {
+        if (!p.nameList(rec.ann.wrt, nullptr, false))
+          return;
+      } else if (clause == "output") {
+        if (!p.nameList(rec.ann.outputs, nullptr, true))
+          return;
+      } else if (clause == "replicated") {
+        if (!p.nameList(rec.ann.replicated, &rec.ann.replicatedLen, false))
+          return;
+      } else if (clause == "name" || clause == "semantics") {
+        if (!p.expect(tok::l_paren, "'('"))
+          return;
+        if (tok.isNot(tok::identifier)) {
+          p.error(tok.getLocation(), clause == "name"
+                                         ? "expected an identifier"
+                                         : "expected 'global' or 'per_rank'");
+          return;
+        }
+        std::string v = p.spell();
+        if (clause == "name") {
+          rec.ann.name = v;
+        } else if (v == "global" || v == "per_rank") {
+          rec.ann.perRank = v == "per_rank";
+        } else {
+          p.error(tok.getLocation(), "unknown semantics '" + v +
+                                         "'; expected 'global' or 'per_rank'");
+          return;
+        }
+        p.next();
+        if (!p.expect(tok::r_paren, "')'"))
+          return;
+      } else {
+        p.error(clauseLoc, "unknown clause '" + clause +
+                               "' in '#pragma mpiad differentiate' (expected "
+                               "wrt, output, replicated, name, semantics, "
+                               "reverse or forward)");
+        return;
+      }
+    }
+    if (rec.ann.wrt.empty()) {
+      p.error(kindLoc, "'#pragma mpiad differentiate' needs a wrt(...) clause");
+      return;
+    }
+  } else {
+    p.error(kindLoc, "unknown '#pragma mpiad " + kind +
+                         "'; expected differentiate, parallel, checkpoint or "
+                         "inactive");
+    return;
+  }
+  if (!p.atEnd()) {
+    p.error(tok.getLocation(), "unexpected '" + p.spell() + "' in '#pragma mpiad'");
+    return;
+  }
+  records_.push_back(rec);
+}
+
+} // namespace mpiad

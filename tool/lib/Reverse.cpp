@@ -1,0 +1,1458 @@
+//===- Reverse.cpp - Reverse mode on the IR -------------------------------===//
+//
+// Every statement is visited once and yields a pair: its forward-sweep code
+// (the primal plus what must be recorded) and its reverse-sweep code (the
+// adjoint).  A block's reverse is its statements' reverses in reverse order.
+// Communication calls take their adjoint actions from the rule table.
+//
+//===----------------------------------------------------------------------===//
+#include "Reverse.h"
+#include "Backend.h"
+
+#include "clang/Basic/SourceManager.h"
+#include <algorithm>
+#include <sstream>
+
+namespace mpiad {
+
+namespace {
+
+using Pair = std::pair<Block, Block>;
+
+bool named(const std::vector<std::pair<std::string, clang::SourceLocation>> &l,
+           const std::string &n) {
+  return std::any_of(l.begin(), l.end(),
+                     [&](const auto &p) { return p.first == n; });
+}
+
+void append(Block &to, const Block &from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+bool isSimple(const ExprP &e) {
+  switch (e->kind) {
+  case Expr::IntLit:
+  case Expr::FloatLit:
+  case Expr::VarRef:
+  case Expr::Opaque:
+    return true;
+  case Expr::Index:
+    return isSimple(e->ops[0]) && isSimple(e->ops[1]);
+  case Expr::Unary:
+    return e->text == "-" && isSimple(e->ops[0]);
+  default:
+    return false;
+  }
+}
+
+ExprP neg(const ExprP &e) {
+  if (e->kind == Expr::Unary && e->text == "-")
+    return e->ops[0];
+  return mkUnary("-", e);
+}
+
+ExprP mul(const ExprP &a, const ExprP &b) {
+  if (isOneLiteral(a))
+    return b;
+  if (isOneLiteral(b))
+    return a;
+  if (a->kind == Expr::Unary && a->text == "-")
+    return neg(mul(a->ops[0], b));
+  if (b->kind == Expr::Unary && b->text == "-")
+    return neg(mul(a, b->ops[0]));
+  return mkBinary("*", a, b);
+}
+
+class ReverseGen {
+public:
+  ReverseGen(Module &M, Function &F, const Request &R, bool dry)
+      : M(M), F(F), R(R), dry(dry), diag(M.diag_) {
+    taken = M.globalNames();
+    for (auto &v : F.vars)
+      taken.insert(v->name);
+  }
+
+  Module &M;
+  Function &F;
+  const Request &R;
+  bool dry;
+  Diag &diag;
+  std::map<Var *, Var *> shadows;
+  std::set<Var *> generated;  // shadows, temporaries, counters
+  std::vector<Var *> counters; // loop counters and bound holders (hoisted)
+  Var *rootVar = nullptr;
+  std::string commText; // the function's communicator
+  int tmpCount = 0;
+  bool failed = false;
+
+  void error(clang::SourceLocation loc, const std::string &m) {
+    if (!dry)
+      diag.error(loc, m);
+    failed = true;
+  }
+
+  std::set<std::string> taken; // names in scope in the generated function
+  std::string unique(const std::string &want) {
+    std::string n = want;
+    for (int i = 2; taken.count(n); ++i)
+      n = want + std::to_string(i);
+    taken.insert(n);
+    return n;
+  }
+
+  Var *newSynth(const std::string &name, const CType &t) {
+    Var *v = F.newVar(unique(name), t, Var::Synthetic);
+    generated.insert(v);
+    return v;
+  }
+  static CType doubleType() {
+    CType t;
+    t.elem = Scalar::Double;
+    t.base = "double";
+    return t;
+  }
+  static CType intType(const char *base = "long long") {
+    CType t;
+    t.elem = Scalar::Int;
+    t.base = base;
+    return t;
+  }
+
+  /// The adjoint variable of an active variable.
+  Var *shadow(Var *v) {
+    auto it = shadows.find(v);
+    if (it != shadows.end())
+      return it->second;
+    CType t = v->type;
+    if (t.base.rfind("const ", 0) == 0)
+      t.base = t.base.substr(6);
+    t.isConst = false;
+    std::string name = v->name + "_b";
+    if (v->kind == Var::Param && v->type.ptrDepth == 0)
+      name = v->name + "_b_acc"; // accumulates into the caller's *v_b
+    else if (v->kind == Var::Param && v->replicated && v->partial)
+      name = v->name + "_b_part"; // this rank's share of the gradient
+    Var *s = newSynth(name, t);
+    shadows[v] = s;
+    return s;
+  }
+
+  bool activeVar(const Var *v) const { return v && v->active; }
+
+  /// Does e carry derivatives?
+  bool activeIn(const ExprP &e) const {
+    switch (e->kind) {
+    case Expr::VarRef:
+      return activeVar(e->var) && e->isFloating();
+    case Expr::Index:
+      return e->isFloating() && activeVar(baseVar(e));
+    case Expr::Unary:
+      return e->text == "-" && activeIn(e->ops[0]);
+    case Expr::Binary:
+      if (e->type == Scalar::Int || e->ptrDepth)
+        return false;
+      return activeIn(e->ops[0]) || activeIn(e->ops[1]);
+    case Expr::Cond:
+      return activeIn(e->ops[1]) || activeIn(e->ops[2]);
+    case Expr::Cast:
+      return e->isFloating() && activeIn(e->ops[0]);
+    case Expr::Call:
+      if (!e->isFloating())
+        return false;
+      for (const ExprP &o : e->ops)
+        if (activeIn(o))
+          return true;
+      return false;
+    default:
+      return false;
+    }
+  }
+
+  /// Replaces the variable an lvalue / buffer is rooted at by its shadow.
+  ExprP sh(const ExprP &e) {
+    switch (e->kind) {
+    case Expr::VarRef:
+      return mkVar(shadow(e->var));
+    case Expr::Index:
+      return mkIndex(sh(e->ops[0]), e->ops[1]);
+    case Expr::AddrOf:
+      return mkAddrOf(sh(e->ops[0]));
+    case Expr::Cast: {
+      ExprP in = sh(e->ops[0]);
+      std::string t = e->text;
+      if (t.rfind("const ", 0) == 0)
+        t = t.substr(6);
+      return mkCast(t, in, e->type, e->ptrDepth);
+    }
+    case Expr::Binary:
+      if (e->ops[0]->ptrDepth > 0)
+        return mkBinary(e->text, sh(e->ops[0]), e->ops[1]);
+      return mkBinary(e->text, e->ops[0], sh(e->ops[1]));
+    default:
+      return e;
+    }
+  }
+
+  ExprP root() {
+    if (!rootVar)
+      rootVar = newSynth("mpiad_root", doubleType());
+    return mkVar(rootVar);
+  }
+
+  ExprP spill(const ExprP &seed, Block &out) {
+    if (isSimple(seed))
+      return seed;
+    Var *t = newSynth("mpiad_t" + std::to_string(++tmpCount), doubleType());
+    out.push_back(mkDecl(t, seed));
+    return mkVar(t);
+  }
+
+  Var *curLhs = nullptr; // target of the statement being reversed
+
+  void contribute(const ExprP &lv, Var *target, ExprP seed, Block &out) {
+    // An exact replicated adjoint flowing into a partial one: count it once.
+    if (curLhs && curLhs->replicated && !curLhs->partial && target->replicated &&
+        target->partial)
+      seed = mul(root(), seed);
+    auto s = mkAssign(sh(lv), "+=", seed);
+    out.push_back(s);
+  }
+
+  void propagate(const ExprP &e, ExprP seed, Block &out) {
+    if (!activeIn(e))
+      return;
+    switch (e->kind) {
+    case Expr::VarRef:
+      contribute(e, e->var, seed, out);
+      return;
+    case Expr::Index:
+      contribute(e, baseVar(e), seed, out);
+      return;
+    case Expr::Unary:
+      propagate(e->ops[0], neg(seed), out);
+      return;
+    case Expr::Cast:
+      propagate(e->ops[0], seed, out);
+      return;
+    case Expr::Binary: {
+      const ExprP &a = e->ops[0], &b = e->ops[1];
+      bool aa = activeIn(a), ba = activeIn(b);
+      if (aa && ba)
+        seed = spill(seed, out);
+      const std::string &op = e->text;
+      if (op == "+") {
+        propagate(a, seed, out);
+        propagate(b, seed, out);
+      } else if (op == "-") {
+        propagate(a, seed, out);
+        propagate(b, neg(seed), out);
+      } else if (op == "*") {
+        if (aa)
+          propagate(a, mul(seed, b), out);
+        if (ba)
+          propagate(b, mul(a, seed), out);
+      } else if (op == "/") {
+        if (aa)
+          propagate(a, mkBinary("/", seed, b), out);
+        if (ba)
+          propagate(b, neg(mkBinary("/", mul(seed, a), mkBinary("*", b, b))),
+                    out);
+      } else {
+        error(e->loc, "operator '" + op + "' cannot be differentiated");
+      }
+      return;
+    }
+    case Expr::Cond: {
+      seed = spill(seed, out);
+      Block t, f;
+      propagate(e->ops[1], seed, t);
+      propagate(e->ops[2], seed, f);
+      out.push_back(mkIf(e->ops[0], t, f));
+      return;
+    }
+    case Expr::Call: {
+      const MathRule *r = M.rules_.math(e->text);
+      if (!r) {
+        error(e->loc, "no derivative known for '" + e->text + "'");
+        return;
+      }
+      if (r->params.size() != e->ops.size()) {
+        error(e->loc, "'" + e->text + "' called with " +
+                          std::to_string(e->ops.size()) +
+                          " arguments; its rule (" + r->where + ") has " +
+                          std::to_string(r->params.size()));
+        return;
+      }
+      std::map<std::string, ExprP> sub;
+      int nActive = 0;
+      for (size_t k = 0; k < r->params.size(); ++k) {
+        sub[r->params[k]] = e->ops[k];
+        if (activeIn(e->ops[k]) && r->derivs[k])
+          ++nActive;
+      }
+      if (nActive > 1)
+        seed = spill(seed, out);
+      for (size_t k = 0; k < r->params.size(); ++k)
+        if (r->derivs[k] && activeIn(e->ops[k]))
+          propagate(e->ops[k], mul(seed, substitute(r->derivs[k], sub)), out);
+      return;
+    }
+    default:
+      return;
+    }
+  }
+
+  // --- recording -------------------------------------------------------
+
+  static const char *suffix(const ExprP &lv) {
+    if (lv->ptrDepth > 0)
+      return "ptr";
+    if (lv->type == Scalar::Double)
+      return "f64";
+    if (lv->type == Scalar::Float)
+      return "f32";
+    return "i64";
+  }
+  StmtP push(const ExprP &lv) {
+    return mkExprStmt(mkCall(std::string("mpiad_push_") + suffix(lv), {lv},
+                             Scalar::Void));
+  }
+  StmtP pop(const ExprP &lv) {
+    return mkAssign(lv, "=", mkCall(std::string("mpiad_pop_") + suffix(lv), {},
+                                    lv->type, lv->ptrDepth));
+  }
+
+  bool stableExpr(const ExprP &e) {
+    std::set<Var *> vs;
+    collectVars(e, vs);
+    for (Var *v : vs)
+      if (!isStable(v))
+        return false;
+    return true;
+  }
+
+  // --- statements -------------------------------------------------------
+
+  Pair block(const Block &b) {
+    Pair out;
+    std::vector<Block> revs;
+    for (const StmtP &s : b) {
+      Pair p = stmt(s);
+      append(out.first, p.first);
+      revs.push_back(std::move(p.second));
+    }
+    for (auto it = revs.rbegin(); it != revs.rend(); ++it)
+      append(out.second, *it);
+    return out;
+  }
+
+  Pair stmt(const StmtP &s) {
+    switch (s->kind) {
+    case Stmt::Decl:
+      if (s->var->hoisted && !s->rhs)
+        return {}; // declared at the top of the generated function
+      if (s->rhs) // fixed arrays with an initialiser list
+        return {{}, {}};
+      return {{s}, {}};
+    case Stmt::Assign:
+      return assign(s);
+    case Stmt::ExprStmt:
+      return exprStmt(s);
+    case Stmt::If:
+      return ifStmt(s);
+    case Stmt::For:
+      return forStmt(s);
+    case Stmt::While:
+    case Stmt::DoWhile:
+      return whileStmt(s);
+    case Stmt::Compound: {
+      Pair p = block(s->body);
+      return {{mkCompound(p.first)}, p.second.empty() ? Block{} : Block{mkCompound(p.second)}};
+    }
+    case Stmt::Comm:
+      return comm(s);
+    case Stmt::Comment:
+      return {{s}, {}};
+    default:
+      error(s->loc, "internal: unexpected statement after normalization");
+      return {};
+    }
+  }
+
+  bool isAlloc(const ExprP &e, ExprP &call) {
+    ExprP c = e;
+    if (c->kind == Expr::Cast)
+      c = c->ops[0];
+    if (c->kind == Expr::Call && (c->text == "malloc" || c->text == "calloc")) {
+      call = c;
+      return true;
+    }
+    return false;
+  }
+
+  std::set<Var *> freedInPrimal;
+
+  Pair assign(const StmtP &s) {
+    Block fwd, rev;
+    Var *t = baseVar(s->lhs);
+    ExprP call;
+    // y = f(...) with f defined in this file.
+    if (s->rhs->kind == Expr::Call && M.fe_.callee(s->rhs->text))
+      return userCall(s, s->rhs, s->lhs);
+    // Pointer assignments: the shadow pointer follows the primal pointer.
+    if (s->lhs->ptrDepth > 0 && s->lhs->kind == Expr::VarRef) {
+      if (t->taped) {
+        fwd.push_back(push(s->lhs));
+        if (t->active)
+          fwd.push_back(push(mkVar(shadow(t))));
+      }
+      fwd.push_back(s);
+      Block revFree;
+      if (t->active) {
+        if (isAlloc(s->rhs, call)) {
+          ExprP n = call->text == "malloc"
+                        ? mkCall("calloc", {mkInt(1), call->ops[0]},
+                                 Scalar::Void, 1)
+                        : mkCall("calloc", call->ops, Scalar::Void, 1);
+          fwd.push_back(mkAssign(mkVar(shadow(t)), "=", n));
+          revFree.push_back(mkExprStmt(
+              mkCall("free", {mkVar(shadow(t))}, Scalar::Void)));
+        } else {
+          std::set<Var *> src;
+          collectVars(s->rhs, src);
+          bool ok = false;
+          for (Var *v : src)
+            ok |= v->active && (v->type.ptrDepth || !v->type.dims.empty());
+          if (!ok) {
+            error(s->loc, "pointer '" + t->userName +
+                              "' carries derivatives but is assigned from "
+                              "storage without a shadow");
+          } else {
+            fwd.push_back(mkAssign(mkVar(shadow(t)), "=", sh(s->rhs)));
+          }
+        }
+      }
+      if (isAlloc(s->rhs, call) && freedInPrimal.count(t) && deferFree(t))
+        revFree.insert(revFree.begin(),
+                       mkExprStmt(mkCall("free", {s->lhs}, Scalar::Void)));
+      append(rev, revFree);
+      if (t->taped) {
+        if (t->active)
+          rev.push_back(pop(mkVar(shadow(t))));
+        rev.push_back(pop(s->lhs));
+      }
+      return {fwd, rev};
+    }
+    if (t && t->taped)
+      fwd.push_back(push(s->lhs));
+    fwd.push_back(s);
+    if (t && t->taped)
+      rev.push_back(pop(s->lhs));
+    if (t && t->active && s->lhs->isFloating()) {
+      curLhs = t;
+      ExprP lb = sh(s->lhs);
+      if (s->op == "=") {
+        std::set<Var *> used;
+        collectVars(s->rhs, used);
+        if (!activeIn(s->rhs)) {
+          rev.push_back(mkAssign(lb, "=", mkInt(0)));
+        } else if (used.count(t)) {
+          Var *tmp =
+              newSynth("mpiad_t" + std::to_string(++tmpCount), doubleType());
+          rev.push_back(mkDecl(tmp, lb));
+          rev.push_back(mkAssign(lb, "=", mkInt(0)));
+          propagate(s->rhs, mkVar(tmp), rev);
+        } else {
+          propagate(s->rhs, lb, rev);
+          rev.push_back(mkAssign(lb, "=", mkInt(0)));
+        }
+      } else if (s->op == "+=") {
+        propagate(s->rhs, lb, rev);
+      } else if (s->op == "-=") {
+        propagate(s->rhs, neg(lb), rev);
+      }
+      curLhs = nullptr;
+    }
+    return {fwd, rev};
+  }
+
+  bool deferFree(Var *p) { return p->active || p->reverseRead; }
+
+  Pair exprStmt(const StmtP &s) {
+    const ExprP &e = s->rhs;
+    if (e->kind == Expr::Call && M.fe_.callee(e->text))
+      return userCall(s, e, nullptr);
+    if (e->kind == Expr::Call && e->text == "free" && e->ops.size() == 1) {
+      Var *p = baseVar(e->ops[0]);
+      if (p && deferFree(p))
+        return {{mkComment("free(" + printExpr(e->ops[0]) +
+                           ") happens in the reverse sweep")},
+                {}};
+    }
+    return {{s}, {}};
+  }
+
+  Pair userCall(const StmtP &s, const ExprP &call, const ExprP &lhs) {
+    Function *cf = M.fe_.callee(call->text);
+    std::vector<bool> mask;
+    bool any = false;
+    for (size_t k = 0; k < call->ops.size(); ++k) {
+      const ExprP &a = call->ops[k];
+      bool on = false;
+      if (k < cf->params.size() && cf->params[k]->type.isFloatingElem()) {
+        if (a->ptrDepth > 0)
+          on = activeVar(baseVar(a));
+        else if (a->kind == Expr::VarRef)
+          on = activeVar(a->var);
+      }
+      mask.push_back(on);
+      any |= on;
+    }
+    Var *t = lhs ? baseVar(lhs) : nullptr;
+    bool activeRet = t && t->active && lhs->isFloating();
+    Block fwd, rev;
+    if (t && t->taped)
+      fwd.push_back(push(lhs));
+    if (!any && !activeRet) {
+      fwd.push_back(s);
+      if (t && t->taped)
+        rev.push_back(pop(lhs));
+      if (t && t->active)
+        rev.push_back(mkAssign(sh(lhs), "=", mkInt(0)));
+      return {fwd, rev};
+    }
+    const Module::CalleeNames *names =
+        M.callee(call->text, mask, activeRet, call->loc);
+    if (!names) {
+      failed = true;
+      return {};
+    }
+    ExprP fcall = mkCall(names->fwd, call->ops, call->type, call->ptrDepth);
+    if (lhs)
+      fwd.push_back(mkAssign(lhs, s->op, fcall));
+    else
+      fwd.push_back(mkExprStmt(fcall));
+    if (t && t->taped)
+      rev.push_back(pop(lhs));
+    std::vector<ExprP> args;
+    for (size_t k = 0; k < call->ops.size(); ++k) {
+      args.push_back(call->ops[k]);
+      if (!mask[k])
+        continue;
+      const ExprP &a = call->ops[k];
+      args.push_back(a->ptrDepth > 0 ? sh(a) : mkAddrOf(sh(a)));
+    }
+    if (activeRet)
+      args.push_back(sh(lhs));
+    rev.push_back(mkExprStmt(mkCall(names->rev, args, Scalar::Void)));
+    if (activeRet && s->op == "=")
+      rev.push_back(mkAssign(sh(lhs), "=", mkInt(0)));
+    return {fwd, rev};
+  }
+
+  Pair ifStmt(const StmtP &s) {
+    Pair a = block(s->body), b = block(s->elseBody);
+    Block fwd, rev;
+    if (a.second.empty() && b.second.empty())
+      return {{mkIf(s->cond, a.first, b.first)}, {}};
+    if (stableExpr(s->cond)) {
+      fwd.push_back(mkIf(s->cond, a.first, b.first));
+      rev.push_back(mkIf(s->cond, a.second, b.second));
+      return {fwd, rev};
+    }
+    a.first.push_back(push(mkInt(1)));
+    b.first.push_back(push(mkInt(0)));
+    fwd.push_back(mkIf(s->cond, a.first, b.first));
+    rev.push_back(mkIf(mkCall("mpiad_pop_i64", {}, Scalar::Int), a.second,
+                       b.second));
+    return {fwd, rev};
+  }
+
+  Pair forStmt(const StmtP &s) {
+    Pair body = block(s->body);
+    auto loop = std::make_shared<Stmt>(*s);
+    loop->body = body.first;
+    Block fwd, rev;
+    Var *i = s->loopVar;
+    if (body.second.empty()) {
+      fwd.push_back(loop);
+      return {fwd, rev};
+    }
+    // Loop header assignment `i = lo` (when i is declared outside).
+    bool initTaped = s->init->kind == Stmt::Assign && i->taped;
+    if (initTaped)
+      fwd.push_back(push(mkVar(i)));
+    fwd.push_back(loop);
+    ExprP lo = s->loopLo, hi = s->loopHi;
+    if (!stableExpr(lo) || !stableExpr(hi)) {
+      // The bounds' variables change later: record their values.
+      fwd.push_back(push(lo));
+      fwd.push_back(push(hi));
+      Var *h = newSynth("mpiad_hi", intType());
+      Var *l = newSynth("mpiad_lo", intType());
+      rev.push_back(mkDecl(h, mkCall("mpiad_pop_i64", {}, Scalar::Int)));
+      rev.push_back(mkDecl(l, mkCall("mpiad_pop_i64", {}, Scalar::Int)));
+      lo = mkVar(l);
+      hi = mkVar(h);
+    }
+    auto r = std::make_shared<Stmt>();
+    r->kind = Stmt::For;
+    r->loc = s->loc;
+    ExprP first, bound;
+    std::string cmp, op;
+    if (s->loopStep > 0) { // i = lo; i < hi; i++   ->  i = hi - 1; i >= lo; i--
+      first = s->loopCmp == "<" ? mkBinary("-", hi, mkInt(1)) : hi;
+      cmp = ">=";
+      op = "-=";
+    } else { // i = lo; i > hi; i--   ->  i = hi + 1; i <= lo; i++
+      first = s->loopCmp == ">" ? mkBinary("+", hi, mkInt(1)) : hi;
+      cmp = "<=";
+      op = "+=";
+    }
+    r->init = i->declaredInForInit ? mkDecl(i, first)
+                                   : mkAssign(mkVar(i), "=", first);
+    r->cond = mkBinary(cmp, mkVar(i), lo);
+    r->step = mkAssign(mkVar(i), op, mkInt(1));
+    r->body = body.second;
+    rev.push_back(r);
+    if (initTaped)
+      rev.push_back(pop(mkVar(i)));
+    return {fwd, rev};
+  }
+
+  Pair whileStmt(const StmtP &s) {
+    Pair body = block(s->body);
+    auto loop = std::make_shared<Stmt>(*s);
+    loop->body = body.first;
+    if (body.second.empty())
+      return {{loop}, {}};
+    Var *n = newSynth("mpiad_iter", intType());
+    counters.push_back(n);
+    Block fwd, rev;
+    fwd.push_back(mkAssign(mkVar(n), "=", mkInt(0)));
+    loop->body.push_back(mkAssign(mkVar(n), "+=", mkInt(1)));
+    fwd.push_back(loop);
+    fwd.push_back(push(mkVar(n)));
+    auto r = std::make_shared<Stmt>();
+    r->kind = Stmt::For;
+    r->init = pop(mkVar(n));
+    r->cond = mkBinary(">", mkVar(n), mkInt(0));
+    r->step = mkAssign(mkVar(n), "-=", mkInt(1));
+    r->body = body.second;
+    rev.push_back(r);
+    return {fwd, rev};
+  }
+
+  // --- communication ----------------------------------------------------
+
+  /// Element k of a buffer argument (`&s`, `a`, `&a[j]`, `a + j`).
+  ExprP element(const ExprP &buf, const ExprP &k) {
+    if (buf->kind == Expr::AddrOf) {
+      const ExprP &x = buf->ops[0];
+      if (isZeroLiteral(k))
+        return x;
+      if (x->kind == Expr::Index)
+        return mkIndex(x->ops[0], mkBinary("+", x->ops[1], k));
+      return mkIndex(mkUnary("", buf), k);
+    }
+    if (buf->kind == Expr::Binary && buf->ptrDepth > 0)
+      return mkIndex(buf->ops[0], mkBinary("+", buf->ops[1], k));
+    return mkIndex(buf, k);
+  }
+
+  /// for (k = 0; k < count; k++) body(k)   (or body(0) when count is 1)
+  StmtP elementwise(const ExprP &count,
+                    const std::function<StmtP(const ExprP &)> &body) {
+    if (count->kind == Expr::IntLit && count->text == "1")
+      return body(mkInt(0));
+    CType it = intType("int");
+    Var *k = newSynth("mpiad_k", it);
+    k->declaredInForInit = true;
+    auto r = std::make_shared<Stmt>();
+    r->kind = Stmt::For;
+    r->init = mkDecl(k, mkInt(0));
+    r->cond = mkBinary("<", mkVar(k), count);
+    r->step = mkAssign(mkVar(k), "+=", mkInt(1));
+    r->body = {body(mkVar(k))};
+    return r;
+  }
+
+  Pair comm(const StmtP &s) {
+    const CommRule &r = *s.get()->comm.rule;
+    const auto &args = s->comm.args;
+    auto arg = [&](const std::string &n) { return args[r.argIndex(n)]; };
+    Block fwd, rev;
+    // The communicator (one per function).
+    for (size_t i = 0; i < r.args.size(); ++i)
+      if (r.args[i].role == CommArg::Comm) {
+        std::string c = args[i]->text;
+        if (commText.empty())
+          commText = c;
+        else if (c != commText)
+          error(args[i]->loc, "this function communicates over both '" +
+                                  commText + "' and '" + c +
+                                  "'; one communicator per differentiated "
+                                  "function is supported");
+      }
+    // Which buffers carry derivatives?
+    bool anyActive = false;
+    for (size_t i = 0; i < r.args.size(); ++i) {
+      if (r.args[i].role != CommArg::Buffer)
+        continue;
+      Var *b = baseVar(args[i]);
+      if (b && b->active)
+        anyActive = true;
+      if (!b && args[i]->kind == Expr::Opaque && args[i]->text == "MPI_IN_PLACE")
+        ; // checked below
+    }
+    if (anyActive) {
+      for (size_t i = 0; i < r.args.size(); ++i) {
+        const CommArg &a = r.args[i];
+        if (a.role == CommArg::Op) {
+          const auto &ok = r.allowedOps.at(a.name);
+          if (std::find(ok.begin(), ok.end(), args[i]->text) == ok.end())
+            error(args[i]->loc, "reduction operator '" + args[i]->text +
+                                    "' of " + s->comm.name +
+                                    " is not supported for values that carry "
+                                    "derivatives (supported: " +
+                                    [&] {
+                                      std::string j;
+                                      for (auto &o : ok)
+                                        j += (j.empty() ? "" : ", ") + o;
+                                      return j;
+                                    }() + ")");
+        }
+        if (a.role == CommArg::Buffer && !baseVar(args[i])) {
+          error(args[i]->loc, "buffer argument '" + printExpr(args[i]) +
+                                  "' of " + s->comm.name +
+                                  " is not supported yet (MPI_IN_PLACE comes "
+                                  "with blocking communication)");
+        }
+        if (a.role == CommArg::Datatype) {
+          const std::string &t = args[i]->text;
+          if (t != "MPI_DOUBLE" && t != "MPI_FLOAT")
+            error(args[i]->loc, "datatype '" + t + "' of " + s->comm.name +
+                                    " cannot carry derivatives; use "
+                                    "MPI_DOUBLE or MPI_FLOAT");
+        }
+      }
+    }
+    // Record what the call overwrites, if the reverse sweep needs it.
+    for (size_t i = 0; i < r.args.size(); ++i) {
+      const CommArg &a = r.args[i];
+      if (!a.write)
+        continue;
+      Var *b = baseVar(args[i]);
+      if (!b || !b->taped)
+        continue;
+      if (a.role == CommArg::IntOut) {
+        fwd.push_back(push(element(args[i], mkInt(0))));
+        rev.push_back(pop(element(args[i], mkInt(0))));
+        continue;
+      }
+      ExprP count = arg(a.count);
+      if (count->kind == Expr::IntLit && count->text == "1") {
+        fwd.push_back(push(element(args[i], mkInt(0))));
+        rev.push_back(pop(element(args[i], mkInt(0))));
+      } else if (b->type.isFloatingElem()) {
+        std::string sfx = b->type.elem == Scalar::Float ? "f32" : "f64";
+        fwd.push_back(mkExprStmt(mkCall("mpiad_push_" + sfx + "_array",
+                                        {args[i], count}, Scalar::Void)));
+        rev.push_back(mkExprStmt(mkCall("mpiad_pop_" + sfx + "_array",
+                                        {args[i], count}, Scalar::Void)));
+      } else {
+        error(args[i]->loc, "cannot record integer buffer '" + b->userName +
+                                "' overwritten by " + s->comm.name +
+                                "; it is read by the reverse sweep");
+      }
+    }
+    fwd.push_back(s);
+    if (!anyActive)
+      return {fwd, rev};
+    const std::vector<CommAction> &acts = R.perRank ? r.perRank : r.global;
+    for (const CommAction &act : acts) {
+      std::vector<ExprP> bufs;
+      bool allActive = true;
+      for (const std::string &n : act.args) {
+        bufs.push_back(arg(n));
+        Var *b = baseVar(arg(n));
+        allActive &= b && b->active;
+      }
+      if (!allActive)
+        continue;
+      ExprP count = arg(r.args[r.argIndex(act.args[0])].count);
+      if (act.op == "allreduce" || act.op == "allreduce_if_partial") {
+        Var *b = baseVar(bufs[0]);
+        if (act.op == "allreduce_if_partial" && !(b->replicated && b->partial))
+          continue;
+        rev.push_back(mkExprStmt(mkCall(
+            "MPI_Allreduce",
+            {mkOpaque("MPI_IN_PLACE"), sh(bufs[0]), count,
+             mkOpaque(b->type.mpiType()), mkOpaque("MPI_SUM"),
+             mkOpaque(commText)},
+            Scalar::Int)));
+      } else if (act.op == "accumulate") {
+        ExprP d = bufs[0], src = bufs[1];
+        rev.push_back(elementwise(count, [&](const ExprP &k) {
+          return mkAssign(sh(element(d, k)), "+=", sh(element(src, k)));
+        }));
+      } else if (act.op == "zero") {
+        ExprP b = bufs[0];
+        rev.push_back(elementwise(count, [&](const ExprP &k) {
+          return mkAssign(sh(element(b, k)), "=", mkInt(0));
+        }));
+      }
+    }
+    return {fwd, rev};
+  }
+};
+
+/// Variables referenced anywhere in a block.
+void referenced(const Block &b, std::set<Var *> &out) {
+  for (const StmtP &s : b) {
+    if (s->var)
+      out.insert(s->var);
+    collectVars(s->lhs, out);
+    collectVars(s->rhs, out);
+    collectVars(s->cond, out);
+    for (const ExprP &a : s->comm.args)
+      collectVars(a, out);
+    if (s->init)
+      referenced({s->init}, out);
+    if (s->step)
+      referenced({s->step}, out);
+    referenced(s->body, out);
+    referenced(s->elseBody, out);
+  }
+}
+
+/// Variables declared by statements inside a block (inline temporaries).
+void declaredIn(const Block &b, std::set<Var *> &out) {
+  for (const StmtP &s : b) {
+    if (s->kind == Stmt::Decl)
+      out.insert(s->var);
+    if (s->init && s->init->kind == Stmt::Decl)
+      out.insert(s->init->var);
+    declaredIn(s->body, out);
+    declaredIn(s->elseBody, out);
+  }
+}
+
+StmtP mkOpaqueDecl(const std::string &d) { return mkExprStmt(mkOpaque(d)); }
+
+bool isShadowVar(const std::map<Var *, Var *> &shadows, const Var *x) {
+  for (auto &kv : shadows)
+    if (kv.second == x)
+      return true;
+  return false;
+}
+
+std::string zeroInit(const Var &v) {
+  if (!v.type.dims.empty())
+    return " = {0}";
+  if (v.type.ptrDepth > 0)
+    return " = NULL";
+  return " = 0";
+}
+
+} // namespace
+
+std::string Module::uniqueName(const std::string &want) {
+  std::string n = want;
+  for (int i = 2; names_.count(n); ++i)
+    n = want + std::to_string(i);
+  names_.insert(n);
+  return n;
+}
+
+/// Runs the analyses and both sweeps of one request.  `gen` is left holding
+/// the final (non-dry) generator.
+static bool runPipeline(Module &M, Function &F, Request &R,
+                        std::unique_ptr<ReverseGen> &gen, Pair &sweeps) {
+  Diag &diag = M.diag_;
+  if (!normalize(F, M.fe_, diag))
+    return false;
+  analyzeActivity(F, R, M.fe_, diag);
+  if (diag.hasErrors())
+    return false;
+  analyzeReplication(F, R, M.fe_, diag);
+  // Give every primal variable a unique printed name.
+  std::set<std::string> seen = M.globalNames();
+  for (auto &v : F.vars) {
+    std::string n = v->name;
+    for (int i = 2; seen.count(n) && v->kind != Var::Global; ++i)
+      n = v->userName + "_" + std::to_string(i);
+    v->name = n;
+    seen.insert(n);
+  }
+  analyzeToBeRecorded(F, {}, M.fe_);
+  size_t nvars = F.vars.size();
+  {
+    ReverseGen dry(M, F, R, true);
+    Pair p = dry.block(F.body);
+    std::set<Var *> reads;
+    referenced(p.second, reads);
+    for (Var *g : dry.generated)
+      reads.erase(g);
+    analyzeToBeRecorded(F, reads, M.fe_);
+  }
+  // Forget the dry run's synthetic variables.
+  while (F.vars.size() > nvars)
+    F.vars.pop_back();
+  gen = std::make_unique<ReverseGen>(M, F, R, false);
+  // Which frees does the primal perform?
+  walk(F.body, [&](Stmt &s, const WalkCtx &) {
+    if (s.kind == Stmt::ExprStmt && s.rhs->kind == Expr::Call &&
+        s.rhs->text == "free" && s.rhs->ops.size() == 1)
+      if (Var *p = baseVar(s.rhs->ops[0]))
+        gen->freedInPrimal.insert(p);
+  });
+  sweeps = gen->block(F.body);
+  return !gen->failed && !diag.hasErrors();
+}
+
+/// Inferred length of a replicated pointer parameter: from `p[i]` inside
+/// canonical loops `for (i = 0; i < n; i++)` and constant indices.
+static ExprP inferLength(Function &F, Var *p, std::string &why) {
+  std::vector<ExprP> lens;
+  bool bad = false;
+  std::function<void(const Block &, std::map<Var *, const Stmt *> &)> visit =
+      [&](const Block &b, std::map<Var *, const Stmt *> &loops) {
+        for (const StmtP &s : b) {
+          std::function<void(const ExprP &)> scan = [&](const ExprP &e) {
+            if (!e)
+              return;
+            for (const ExprP &o : e->ops)
+              scan(o);
+            if (e->kind != Expr::Index || baseVar(e) != p ||
+                e->ops[0]->kind != Expr::VarRef)
+              return;
+            const ExprP &ix = e->ops[1];
+            if (ix->kind == Expr::IntLit) {
+              lens.push_back(mkBinary("+", ix, mkInt(1)));
+              return;
+            }
+            if (ix->kind == Expr::VarRef && loops.count(ix->var)) {
+              const Stmt *l = loops[ix->var];
+              if (l->loopStep > 0 && isZeroLiteral(l->loopLo)) {
+                lens.push_back(l->loopCmp == "<"
+                                   ? l->loopHi
+                                   : mkBinary("+", l->loopHi, mkInt(1)));
+                return;
+              }
+            }
+            bad = true;
+            why = printExpr(e);
+          };
+          scan(s->lhs);
+          scan(s->rhs);
+          scan(s->cond);
+          for (const ExprP &a : s->comm.args)
+            scan(a);
+          std::map<Var *, const Stmt *> inner = loops;
+          if (s->kind == Stmt::For && s->loopStep != 0)
+            inner[s->loopVar] = s.get();
+          visit(s->body, inner);
+          visit(s->elseBody, inner);
+        }
+      };
+  std::map<Var *, const Stmt *> none;
+  visit(F.body, none);
+  if (bad || lens.empty())
+    return nullptr;
+  // Parameters used in the bounds must not change inside the function.
+  ExprP len = lens[0];
+  for (size_t k = 1; k < lens.size(); ++k)
+    if (printExpr(lens[k]) != printExpr(len))
+      len = mkCall("MPIAD_MAX", {len, lens[k]}, Scalar::Int);
+  std::set<Var *> vs;
+  collectVars(len, vs);
+  for (Var *v : vs)
+    if (v->kind != Var::Param || v->assignCount) {
+      why = printExpr(len);
+      return nullptr;
+    }
+  return len;
+}
+
+bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
+                      Generated &out) {
+  std::unique_ptr<Function> owned = fe_.lowerCopy(fd);
+  if (!owned)
+    return false;
+  Function &F = *owned;
+  Request R;
+  R.fn = &F;
+  R.ann = ann;
+  R.perRank = ann.perRank;
+  R.topLevel = true;
+  R.outName = ann.name.empty() ? F.name + "_b" : ann.name;
+
+  // Clause checks: names exist and have a suitable type.
+  auto param = [&](const std::string &n) -> Var * {
+    for (Var *p : F.params)
+      if (p->userName == n)
+        return p;
+    return nullptr;
+  };
+  bool ok = true;
+  for (const auto &w : ann.wrt) {
+    Var *p = param(w.first);
+    if (!p) {
+      diag_.error(w.second, "'" + w.first + "' in wrt(...) is not a parameter of '" +
+                                F.name + "'");
+      ok = false;
+    } else if (!p->type.isFloatingElem() || p->type.ptrDepth > 1) {
+      diag_.error(w.second, "wrt parameter '" + w.first +
+                                "' must be a float/double scalar or a pointer "
+                                "to float/double");
+      ok = false;
+    }
+  }
+  for (const auto &o : ann.outputs) {
+    if (o.first == "return") {
+      if (!F.ret.isFloatingScalar()) {
+        diag_.error(o.second, "output(return) needs a float or double return "
+                              "type");
+        ok = false;
+      }
+      continue;
+    }
+    Var *p = param(o.first);
+    if (!p) {
+      diag_.error(o.second, "'" + o.first +
+                                "' in output(...) is not a parameter of '" +
+                                F.name + "'");
+      ok = false;
+    } else if (!p->type.isFloatingElem() || p->type.ptrDepth != 1 ||
+               p->type.isConst) {
+      diag_.error(o.second, "output parameter '" + o.first +
+                                "' must be a non-const pointer to "
+                                "float/double");
+      ok = false;
+    }
+  }
+  for (const auto &r : ann.replicated) {
+    if (!param(r.first)) {
+      diag_.error(r.second, "'" + r.first +
+                                "' in replicated(...) is not a parameter of '" +
+                                F.name + "'");
+      ok = false;
+    }
+  }
+  if (ann.outputs.empty() && !F.ret.isFloatingScalar()) {
+    diag_.error(ann.loc, "'" + F.name +
+                             "' returns no float or double; name its outputs "
+                             "with output(...)");
+    ok = false;
+  }
+  if (!ok)
+    return false;
+
+  std::unique_ptr<ReverseGen> gen;
+  Pair sweeps;
+  size_t helpersBefore = pendingHelpers_.size();
+  (void)helpersBefore;
+  if (!runPipeline(*this, F, R, gen, sweeps))
+    return false;
+  ReverseGen &G = *gen;
+
+  // Signature.
+  bool retOut = ann.outputs.empty() ? true : named(ann.outputs, "return");
+  std::vector<std::string> params;
+  Block prologue, epilogue;
+  std::string comm = G.commText;
+  for (Var *p : F.params)
+    if (p->type.base == "MPI_Comm" && comm.empty())
+      comm = p->name;
+  if (comm.empty())
+    comm = "MPI_COMM_WORLD";
+  std::vector<std::tuple<Var *, Var *, ExprP>> partials; // param, sig, len
+  for (Var *p : F.params) {
+    params.push_back(printDecl(*p));
+    bool wrt = named(ann.wrt, p->userName), outp = named(ann.outputs, p->userName);
+    if (!wrt && !outp)
+      continue;
+    CType st = p->type;
+    if (st.base.rfind("const ", 0) == 0)
+      st.base = st.base.substr(6);
+    if (p->type.ptrDepth == 0) {
+      // Scalar: `double *s_b`, accumulated at the end.
+      CType pt = st;
+      pt.ptrDepth = 1;
+      Var *sig = F.newVar(G.unique(p->name + "_b"), pt, Var::Param);
+      params.push_back(printDecl(*sig));
+      if (p->active) {
+        Var *acc = G.shadow(p);
+        if (p->replicated && p->partial && !R.perRank)
+          partials.push_back({acc, sig, mkInt(1)});
+        else
+          epilogue.push_back(mkAssign(mkIndex(mkVar(sig), mkInt(0)), "+=",
+                                      mkVar(acc)));
+      }
+      continue;
+    }
+    bool partialParam = p->active && p->replicated && p->partial && !R.perRank;
+    Var *sig = nullptr;
+    if (p->active && !partialParam) {
+      // The caller's shadow is used directly.
+      sig = G.shadow(p);
+    } else {
+      sig = F.newVar(G.unique(p->name + "_b"), st, Var::Param);
+    }
+    Var sigDecl = *sig;
+    sigDecl.type = st;
+    params.push_back(printDecl(sigDecl));
+    if (!p->active)
+      continue;
+    if (partialParam) {
+      if (outp) {
+        diag_.error(p->loc, "replicated parameter '" + p->userName +
+                                "' is both updated in place and read by "
+                                "rank-varying code; not supported");
+        return false;
+      }
+      ExprP len;
+      auto it = ann.replicatedLen.find(p->userName);
+      std::string why;
+      if (it != ann.replicatedLen.end()) {
+        len = mkOpaque("(" + it->second + ")");
+      } else {
+        len = inferLength(F, p, why);
+        if (!len) {
+          diag_.error(p->loc, "cannot infer the length of replicated array '" +
+                                  p->userName + "'" +
+                                  (why.empty() ? "" : " (from '" + why + "')") +
+                                  "; write replicated(" + p->userName +
+                                  "[LENGTH]) in the pragma");
+          return false;
+        }
+      }
+      Var *part = G.shadow(p);
+      part->type.base = st.base;
+      prologue.push_back(mkDecl(
+          part, mkCall("calloc",
+                       {len, mkOpaque("sizeof(" + part->type.base + ")")},
+                       Scalar::Void, 1)));
+      partials.push_back({part, sig, len});
+    }
+  }
+  std::string retType = retOut ? printType(F.ret) : "void";
+  if (!retOut && F.ret.elem != Scalar::Void)
+    retType = printType(F.ret);
+  std::string seedName;
+  if (retOut && F.retVar) {
+    seedName = G.unique(F.name + "_bar");
+    params.push_back(F.ret.elemName() + " " + seedName);
+  }
+  if (partials.size()) {
+    Var *b = G.newSynth("mpiad_sum", CType{Scalar::Other, 0, {}, false,
+                                           "mpiad_batch"});
+    epilogue.push_back(mkComment(
+        "gradient of the replicated inputs: sum this rank's shares over "
+        "ranks, in one call"));
+    epilogue.push_back(mkExprStmt(mkCall(
+        "mpiad_batch_begin", {mkAddrOf(mkVar(b)), mkOpaque(comm)}, Scalar::Void)));
+    for (auto &[part, sig, len] : partials) {
+      bool scalar = part->type.ptrDepth == 0;
+      epilogue.push_back(mkExprStmt(mkCall(
+          std::string("mpiad_batch_add_") +
+              (part->type.elem == Scalar::Float ? "f32" : "f64"),
+          {mkAddrOf(mkVar(b)), scalar ? mkAddrOf(mkVar(part)) : mkVar(part),
+           mkVar(sig), len},
+          Scalar::Void)));
+    }
+    epilogue.push_back(mkExprStmt(
+        mkCall("mpiad_batch_allreduce", {mkAddrOf(mkVar(b))}, Scalar::Void)));
+    for (auto &[part, sig, len] : partials)
+      if (part->type.ptrDepth > 0)
+        epilogue.push_back(
+            mkExprStmt(mkCall("free", {mkVar(part)}, Scalar::Void)));
+  }
+  // Seed of the return value.
+  Block seed;
+  if (retOut && F.retVar && F.retVar->active) {
+    ExprP sv = mkOpaque(seedName);
+    if (F.retVar->replicated && F.retVar->partial && !R.perRank)
+      sv = mkBinary("*", G.root(), sv);
+    seed.push_back(mkAssign(mkVar(G.shadow(F.retVar)), "=", sv));
+  }
+  if (G.rootVar)
+    prologue.insert(prologue.begin(),
+                    mkDecl(G.rootVar, mkCall("mpiad_root_factor",
+                                             {mkOpaque(comm)}, Scalar::Double)));
+
+  // Declarations: every hoisted variable the sweeps use, shadows zeroed.
+  std::set<Var *> used, inline_;
+  referenced(sweeps.first, used);
+  referenced(sweeps.second, used);
+  referenced(seed, used);
+  referenced(epilogue, used);
+  declaredIn(sweeps.first, inline_);
+  declaredIn(sweeps.second, inline_);
+  declaredIn(prologue, inline_);
+  if (F.retVar)
+    used.insert(F.retVar);
+  Block decls;
+  for (auto &v : F.vars) {
+    Var *x = v.get();
+    if (!used.count(x) || inline_.count(x) || x->kind == Var::Param ||
+        x->kind == Var::Global || x->declaredInForInit)
+      continue;
+    bool isShadow = isShadowVar(G.shadows, x);
+    bool sigShadow = false;
+    for (auto &[p, s] : G.shadows)
+      if (s == x && p->kind == Var::Param && p->type.ptrDepth > 0 &&
+          !(p->replicated && p->partial && !R.perRank))
+        sigShadow = true;
+    if (sigShadow)
+      continue;
+    std::string d = printDecl(*x, isShadow);
+    if (isShadow)
+      d += zeroInit(*x);
+    decls.push_back(mkOpaqueDecl(d));
+  }
+
+  // Assemble.
+  std::ostringstream head;
+  auto list = [&](const std::vector<std::pair<std::string, clang::SourceLocation>> &l) {
+    std::string s;
+    for (auto &x : l)
+      s += (s.empty() ? "" : ", ") + x.first;
+    return s.empty() ? std::string("(none)") : s;
+  };
+  std::string deps;
+  if (ann.outputs.empty())
+    deps = "return value";
+  else
+    deps = list(ann.outputs);
+  std::string retRepl;
+  if (retOut && F.retVar)
+    retRepl = R.perRank ? "per rank"
+              : F.retVar->replicated ? "replicated: counted once"
+                                     : "varying: summed over ranks";
+  head << "/*\n * mpiad: adjoint (reverse mode) of " << F.name
+       << ", semantics(" << (R.perRank ? "per_rank" : "global") << ")\n"
+       << " *   independents: " << list(ann.wrt) << "\n"
+       << " *   dependents:   " << deps
+       << (retRepl.empty() ? "" : " (" + retRepl + ")") << "\n"
+       << " *   replicated:   " << list(ann.replicated) << "\n";
+  std::string sig = retType + " " + R.outName + "(";
+  for (size_t i = 0; i < params.size(); ++i)
+    sig += (i ? ", " : "") + params[i];
+  sig += ")";
+  head << " *   " << sig << "\n"
+       << " * Adjoints of inputs are accumulated (+=): zero them first.\n */\n";
+  std::string body;
+  printBlock(decls, 1, body);
+  printBlock(prologue, 1, body);
+  body += "\n  /* forward sweep */\n";
+  printBlock(sweeps.first, 1, body);
+  body += "\n  /* reverse sweep */\n";
+  printBlock(seed, 1, body);
+  printBlock(sweeps.second, 1, body);
+  if (!epilogue.empty()) {
+    body += "\n";
+    printBlock(epilogue, 1, body);
+  }
+  if (retType != "void")
+    body += "  return " + F.retVar->name + ";\n";
+  out.text = pendingHelpers_ + "\n" + head.str() + sig + " {\n" + body + "}\n";
+  out.prototype = sig + ";";
+  pendingHelpers_.clear();
+  owned_.push_back(std::move(owned));
+  return true;
+}
+
+const Module::CalleeNames *Module::callee(const std::string &name,
+                                          const std::vector<bool> &mask,
+                                          bool activeRet,
+                                          clang::SourceLocation loc) {
+  std::string key = name + ":";
+  for (bool b : mask)
+    key += b ? '1' : '0';
+  key += activeRet ? "r" : "";
+  auto it = callees_.find(key);
+  if (it != callees_.end())
+    return &it->second;
+  Function *proto = fe_.callee(name);
+  const clang::FunctionDecl *fd = fe_.decl(proto);
+  std::unique_ptr<Function> owned = fe_.lowerCopy(fd);
+  if (!owned)
+    return nullptr;
+  Function &F = *owned;
+  Request R;
+  R.fn = &F;
+  R.topLevel = false;
+  R.perRank = true;
+  R.activeParams = mask;
+  R.activeReturn = activeRet;
+  CalleeNames names{uniqueName("mpiad_fwd_" + name),
+                    uniqueName("mpiad_rev_" + name)};
+  callees_[key] = names; // before generating: guards recursion
+  std::unique_ptr<ReverseGen> gen;
+  Pair sweeps;
+  if (!runPipeline(*this, F, R, gen, sweeps)) {
+    diag_.note(loc, "while differentiating the call to '" + name + "'");
+    return nullptr;
+  }
+  ReverseGen &G = *gen;
+  // Active communication inside callees is not supported yet.
+  bool commActive = false;
+  walk(F.body, [&](Stmt &s, const WalkCtx &) {
+    if (s.kind != Stmt::Comm)
+      return;
+    for (const ExprP &a : s.comm.args)
+      if (Var *b = baseVar(a))
+        if (b->active && a->ptrDepth > 0)
+          commActive = true;
+  });
+  if (commActive) {
+    diag_.error(loc, "'" + name + "' communicates values that carry "
+                                  "derivatives; communication inside called "
+                                  "functions is not supported yet (call MPI "
+                                  "from the marked function)");
+    return nullptr;
+  }
+  // Live-in values of the reverse sweep: pushed at the end of the forward
+  // helper, popped at the start of the reverse helper.
+  std::set<Var *> revUsed, revDecl;
+  referenced(sweeps.second, revUsed);
+  declaredIn(sweeps.second, revDecl);
+  std::vector<Var *> live;
+  for (auto &v : F.vars) {
+    Var *x = v.get();
+    if (!revUsed.count(x) || revDecl.count(x) || x->declaredInForInit)
+      continue;
+    bool heapShadow = false;
+    for (auto &[p, s] : G.shadows)
+      if (s == x && p->type.ptrDepth > 0 && p->kind != Var::Param)
+        heapShadow = true;
+    bool primal = !G.generated.count(x) &&
+                  (x->kind == Var::Local || x->kind == Var::Synthetic ||
+                   (x->kind == Var::Param && x->assignCount > 0));
+    if (primal || heapShadow)
+      live.push_back(x);
+  }
+  Block pushLive, popLive;
+  for (Var *x : live) {
+    if (!x->type.dims.empty()) {
+      std::string n = "1";
+      for (auto &d : x->type.dims)
+        n += " * " + d;
+      if (!x->type.isFloatingElem()) {
+        diag_.error(x->loc, "cannot record integer array '" + x->userName +
+                                "' for the reverse sweep of '" + name + "'");
+        return nullptr;
+      }
+      std::string sfx = x->type.elem == Scalar::Float ? "f32" : "f64";
+      pushLive.push_back(mkExprStmt(mkCall(
+          "mpiad_push_" + sfx + "_array",
+          {mkCast(x->type.elemName() + " *", mkVar(x), x->type.elem, 1),
+           mkOpaque(n)},
+          Scalar::Void)));
+      popLive.insert(popLive.begin(),
+                     mkExprStmt(mkCall("mpiad_pop_" + sfx + "_array",
+                                       {mkCast(x->type.elemName() + " *",
+                                               mkVar(x), x->type.elem, 1),
+                                        mkOpaque(n)},
+                                       Scalar::Void)));
+      continue;
+    }
+    pushLive.push_back(G.push(mkVar(x)));
+    popLive.insert(popLive.begin(), G.pop(mkVar(x)));
+  }
+
+  // Parameters: primal, then shadow for active ones.
+  std::vector<std::string> fparams, rparams;
+  Block epilogue;
+  for (size_t k = 0; k < F.params.size(); ++k) {
+    Var *p = F.params[k];
+    fparams.push_back(printDecl(*p));
+    rparams.push_back(printDecl(*p));
+    if (!mask[k] || !p->type.isFloatingElem())
+      continue;
+    CType st = p->type;
+    if (st.base.rfind("const ", 0) == 0)
+      st.base = st.base.substr(6);
+    if (p->type.ptrDepth == 0) {
+      CType pt = st;
+      pt.ptrDepth = 1;
+      Var *sig = F.newVar(G.unique(p->name + "_b"), pt, Var::Param);
+      rparams.push_back(printDecl(*sig));
+      if (p->active)
+        epilogue.push_back(mkAssign(mkIndex(mkVar(sig), mkInt(0)), "+=",
+                                    mkVar(G.shadow(p))));
+    } else {
+      Var *s = G.shadow(p);
+      Var tmp = *s;
+      tmp.type = st;
+      rparams.push_back(printDecl(tmp));
+    }
+  }
+  if (activeRet) {
+    Var *rb = G.shadow(F.retVar);
+    rparams.push_back(F.ret.elemName() + " " + rb->name + "_seed");
+    popLive.push_back(mkAssign(mkVar(rb), "=", mkOpaque(rb->name + "_seed")));
+  }
+
+  std::set<Var *> used, inl;
+  referenced(sweeps.first, used);
+  referenced(pushLive, used);
+  declaredIn(sweeps.first, inl);
+  std::string fbody, rbody;
+  auto declare = [&](const std::set<Var *> &use, const std::set<Var *> &inl,
+                     bool rev, std::string &out) {
+    Block d;
+    for (auto &v : F.vars) {
+      Var *x = v.get();
+      if (!use.count(x) || inl.count(x) || x->kind == Var::Param ||
+          x->kind == Var::Global || x->declaredInForInit)
+        continue;
+      bool paramShadow = false;
+      for (auto &[p, s] : G.shadows)
+        if (s == x && p->kind == Var::Param && p->type.ptrDepth > 0)
+          paramShadow = true;
+      if (paramShadow)
+        continue;
+      bool isShadow = isShadowVar(G.shadows, x) && rev;
+      d.push_back(mkOpaqueDecl(printDecl(*x, isShadow) +
+                               (isShadow ? zeroInit(*x) : "")));
+    }
+    printBlock(d, 1, out);
+  };
+  declare(used, inl, false, fbody);
+  printBlock(sweeps.first, 1, fbody);
+  printBlock(pushLive, 1, fbody);
+  if (F.retVar)
+    fbody += "  return " + F.retVar->name + ";\n";
+  std::set<Var *> rused, rinl;
+  referenced(popLive, rused);
+  referenced(sweeps.second, rused);
+  referenced(epilogue, rused);
+  declaredIn(sweeps.second, rinl);
+  declare(rused, rinl, true, rbody);
+  printBlock(popLive, 1, rbody);
+  printBlock(sweeps.second, 1, rbody);
+  printBlock(epilogue, 1, rbody);
+
+  auto join = [](const std::vector<std::string> &v) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i)
+      s += (i ? ", " : "") + v[i];
+    return s.empty() ? std::string("void") : s;
+  };
+  std::string text;
+  text += "\n/* mpiad: forward sweep of " + name +
+          " (records what " + names.rev + " needs) */\n";
+  text += "static " + (F.retVar ? printType(F.ret) : std::string("void")) +
+          " " + names.fwd + "(" + join(fparams) + ") {\n" + fbody + "}\n";
+  text += "\n/* mpiad: reverse sweep of " + name + " */\n";
+  text += "static void " + names.rev + "(" + join(rparams) + ") {\n" + rbody +
+          "}\n";
+  pendingHelpers_ += text;
+  owned_.push_back(std::move(owned));
+  return &callees_[key];
+}
+
+} // namespace mpiad

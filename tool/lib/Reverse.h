@@ -1,0 +1,59 @@
+//===- Reverse.h - Reverse mode: adjoint functions from the IR ------------===//
+//
+// Stage 3 of the pipeline.  A Module generates, for one translation unit,
+// the adjoint of every marked function and the split forward/reverse helpers
+// of the callees they need (one specialisation per activity pattern).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MPIAD_REVERSE_H
+#define MPIAD_REVERSE_H
+
+#include "Analysis.h"
+#include "Frontend.h"
+#include "Rules.h"
+#include <map>
+#include <string>
+
+namespace mpiad {
+
+struct Generated {
+  std::string text;      // helpers + the adjoint function, C source
+  std::string prototype; // "double loss_b(...);"
+};
+
+class Module {
+public:
+  Module(Frontend &fe, const RuleSet &rules, Diag &diag,
+         std::set<std::string> tuNames)
+      : fe_(fe), rules_(rules), diag_(diag), names_(std::move(tuNames)) {}
+
+  /// Adjoint of a marked function.  False after an error.
+  bool generate(const clang::FunctionDecl *fd, const Annotation &ann,
+                Generated &out);
+
+  struct CalleeNames {
+    std::string fwd, rev;
+  };
+  /// Names of the split helpers of `callee` for an activity pattern,
+  /// generating them on first request.
+  const CalleeNames *callee(const std::string &name,
+                            const std::vector<bool> &activeParams,
+                            bool activeReturn, clang::SourceLocation loc);
+
+  std::string uniqueName(const std::string &want);
+  const std::set<std::string> &globalNames() const { return names_; }
+
+  Frontend &fe_;
+  const RuleSet &rules_;
+  Diag &diag_;
+
+private:
+  std::set<std::string> names_;
+  std::map<std::string, CalleeNames> callees_;
+  std::vector<std::unique_ptr<Function>> owned_;
+  std::string pendingHelpers_;
+};
+
+} // namespace mpiad
+
+#endif

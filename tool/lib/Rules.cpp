@@ -1,0 +1,466 @@
+//===- Rules.cpp - Reading rule files -------------------------------------===//
+#include "Rules.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <dirent.h>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace mpiad {
+
+namespace {
+
+/// A recursive-descent parser for the small expression language of rules:
+/// numbers, identifiers, calls, unary minus, * / + -, comparisons, ?:.
+class ExprParser {
+public:
+  explicit ExprParser(const std::string &s) : s_(s) {}
+
+  ExprP parse() {
+    ExprP e = ternary();
+    skip();
+    if (!failed() && pos_ != s_.size())
+      fail("unexpected '" + std::string(1, s_[pos_]) + "'");
+    return failed() ? nullptr : e;
+  }
+  bool failed() const { return !error.empty(); }
+  std::string error;
+  size_t errorCol = 0;
+
+private:
+  const std::string &s_;
+  size_t pos_ = 0;
+
+  void fail(const std::string &m) {
+    if (error.empty()) {
+      error = m;
+      errorCol = pos_;
+    }
+  }
+  void skip() {
+    while (pos_ < s_.size() && isspace((unsigned char)s_[pos_]))
+      ++pos_;
+  }
+  bool eat(const std::string &t) {
+    skip();
+    if (s_.compare(pos_, t.size(), t) == 0) {
+      pos_ += t.size();
+      return true;
+    }
+    return false;
+  }
+  ExprP ternary() {
+    ExprP c = binary(0);
+    if (!c)
+      return nullptr;
+    if (eat("?")) {
+      ExprP a = ternary();
+      if (!eat(":")) {
+        fail("expected ':'");
+        return nullptr;
+      }
+      ExprP b = ternary();
+      if (!a || !b)
+        return nullptr;
+      return mkCond(c, a, b);
+    }
+    return c;
+  }
+  // Precedence levels, loosest first.
+  ExprP binary(int level) {
+    static const std::vector<std::vector<std::string>> levels = {
+        {"||"}, {"&&"}, {"==", "!="}, {"<=", ">=", "<", ">"}, {"+", "-"},
+        {"*", "/"}};
+    if (level == (int)levels.size())
+      return unary();
+    ExprP lhs = binary(level + 1);
+    while (lhs) {
+      std::string op;
+      for (const std::string &cand : levels[level])
+        if (eat(cand)) {
+          op = cand;
+          break;
+        }
+      if (op.empty())
+        break;
+      ExprP rhs = binary(level + 1);
+      if (!rhs)
+        return nullptr;
+      lhs = mkBinary(op, lhs, rhs);
+    }
+    return lhs;
+  }
+  ExprP unary() {
+    if (eat("-")) {
+      ExprP a = unary();
+      return a ? mkUnary("-", a) : nullptr;
+    }
+    return primary();
+  }
+  ExprP primary() {
+    skip();
+    if (pos_ >= s_.size()) {
+      fail("unexpected end of expression");
+      return nullptr;
+    }
+    char c = s_[pos_];
+    if (c == '(') {
+      ++pos_;
+      ExprP e = ternary();
+      if (!eat(")")) {
+        fail("expected ')'");
+        return nullptr;
+      }
+      return e;
+    }
+    if (isdigit((unsigned char)c) || c == '.') {
+      size_t b = pos_;
+      bool isFloat = false;
+      while (pos_ < s_.size() &&
+             (isalnum((unsigned char)s_[pos_]) || s_[pos_] == '.')) {
+        isFloat |= s_[pos_] == '.' || s_[pos_] == 'e';
+        ++pos_;
+      }
+      std::string t = s_.substr(b, pos_ - b);
+      return isFloat ? mkFloat(t) : mkIntText(t);
+    }
+    if (isalpha((unsigned char)c) || c == '_') {
+      size_t b = pos_;
+      while (pos_ < s_.size() &&
+             (isalnum((unsigned char)s_[pos_]) || s_[pos_] == '_'))
+        ++pos_;
+      std::string id = s_.substr(b, pos_ - b);
+      if (eat("(")) {
+        std::vector<ExprP> args;
+        if (!eat(")")) {
+          do {
+            ExprP a = ternary();
+            if (!a)
+              return nullptr;
+            args.push_back(a);
+          } while (eat(","));
+          if (!eat(")")) {
+            fail("expected ')' after arguments");
+            return nullptr;
+          }
+        }
+        return mkCall(id, args);
+      }
+      // A placeholder: substituted by the actual argument (or kept verbatim
+      // for constants such as M_PI).
+      return mkOpaque(id, {}, Scalar::Double);
+    }
+    fail("unexpected '" + std::string(1, c) + "'");
+    return nullptr;
+  }
+};
+
+std::string trim(const std::string &s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos)
+    return "";
+  size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+void report(const std::string &file, int line, size_t col,
+            const std::string &msg) {
+  fprintf(stderr, "%s:%d:%zu: error: %s\n", file.c_str(), line, col + 1,
+          msg.c_str());
+}
+
+/// Splits `name(a, b, c)` into name and argument names.
+bool parseSignature(const std::string &text, std::string &name,
+                    std::vector<std::string> &params, std::string &err) {
+  size_t lp = text.find('('), rp = text.rfind(')');
+  if (lp == std::string::npos || rp == std::string::npos || rp < lp) {
+    err = "expected NAME(PARAM, ...)";
+    return false;
+  }
+  name = trim(text.substr(0, lp));
+  std::stringstream ss(text.substr(lp + 1, rp - lp - 1));
+  std::string p;
+  while (std::getline(ss, p, ','))
+    if (!trim(p).empty())
+      params.push_back(trim(p));
+  if (name.empty()) {
+    err = "missing name before '('";
+    return false;
+  }
+  return true;
+}
+
+/// Parses `op(a, b); op2(c)` into actions.
+bool parseActions(const std::string &text, std::vector<CommAction> &out,
+                  std::string &err) {
+  std::stringstream ss(text);
+  std::string one;
+  while (std::getline(ss, one, ';')) {
+    one = trim(one);
+    if (one.empty())
+      continue;
+    CommAction a;
+    if (!parseSignature(one, a.op, a.args, err))
+      return false;
+    out.push_back(a);
+  }
+  return true;
+}
+
+} // namespace
+
+ExprP RuleSet::parseExpr(const std::string &text, std::string &error,
+                         size_t &errorCol) {
+  ExprParser p(text);
+  ExprP e = p.parse();
+  error = p.error;
+  errorCol = p.errorCol;
+  return e;
+}
+
+bool RuleSet::loadDir(const std::string &dir) {
+  DIR *d = opendir(dir.c_str());
+  if (!d) {
+    fprintf(stderr, "mpiad-cc: error: cannot open rules directory '%s'\n",
+            dir.c_str());
+    return false;
+  }
+  std::vector<std::string> files;
+  while (dirent *ent = readdir(d)) {
+    std::string n = ent->d_name;
+    if (n.size() > 6 && n.substr(n.size() - 6) == ".rules")
+      files.push_back(dir + "/" + n);
+  }
+  closedir(d);
+  std::sort(files.begin(), files.end());
+  bool ok = true;
+  for (const std::string &f : files)
+    ok &= loadFile(f);
+  return ok;
+}
+
+bool RuleSet::loadFile(const std::string &path) {
+  std::ifstream in(path);
+  if (!in) {
+    fprintf(stderr, "mpiad-cc: error: cannot open rules file '%s'\n",
+            path.c_str());
+    return false;
+  }
+  static const std::set<std::string> knownActions = {
+      "allreduce", "allreduce_if_partial", "accumulate", "zero"};
+  std::string line;
+  int lineNo = 0;
+  CommRule *open = nullptr;
+  int openLine = 0;
+  bool ok = true;
+  while (std::getline(in, line)) {
+    ++lineNo;
+    std::string t = trim(line);
+    size_t indent = line.find_first_not_of(" \t");
+    if (t.empty() || t[0] == '#')
+      continue;
+    std::string kw = t.substr(0, t.find_first_of(" \t("));
+    std::string rest = trim(t.substr(kw.size()));
+    size_t restCol = line.find(rest, indent + kw.size());
+    std::string where = path + ":" + std::to_string(lineNo);
+
+    if (kw == "math") {
+      // math NAME(p, ...)  dp = EXPR ; dq = EXPR
+      size_t rp = rest.find(')');
+      MathRule r;
+      std::string err;
+      if (rp == std::string::npos ||
+          !parseSignature(rest.substr(0, rp + 1), r.name, r.params, err)) {
+        report(path, lineNo, restCol, err.empty() ? "expected ')'" : err);
+        ok = false;
+        continue;
+      }
+      r.derivs.assign(r.params.size(), nullptr);
+      r.where = where;
+      std::string ds = rest.substr(rp + 1);
+      size_t dsCol = restCol + rp + 1;
+      std::stringstream ss(ds);
+      std::string clause;
+      size_t off = 0;
+      bool bad = false;
+      while (std::getline(ss, clause, ';')) {
+        size_t clauseCol = dsCol + off;
+        off += clause.size() + 1;
+        if (trim(clause).empty())
+          continue;
+        size_t eq = clause.find('=');
+        std::string lhs = trim(clause.substr(0, eq == std::string::npos ? 0 : eq));
+        auto it = std::find(r.params.begin(), r.params.end(),
+                            lhs.size() > 1 ? lhs.substr(1) : "");
+        if (eq == std::string::npos || lhs.empty() || lhs[0] != 'd' ||
+            it == r.params.end()) {
+          report(path, lineNo, clauseCol + clause.find_first_not_of(' '),
+                 "expected 'dPARAM = EXPR' naming a parameter of " + r.name);
+          bad = true;
+          break;
+        }
+        std::string err2;
+        size_t col = 0;
+        ExprP e = parseExpr(clause.substr(eq + 1), err2, col);
+        if (!e) {
+          report(path, lineNo, clauseCol + eq + 1 + col, err2);
+          bad = true;
+          break;
+        }
+        r.derivs[it - r.params.begin()] = isZeroLiteral(e) ? nullptr : e;
+      }
+      if (bad) {
+        ok = false;
+        continue;
+      }
+      math_[r.name] = r;
+      continue;
+    }
+    if (kw == "comm") {
+      if (open) {
+        report(path, lineNo, indent, "'comm' inside the rule opened at line " +
+                                         std::to_string(openLine) +
+                                         " (missing 'end')");
+        ok = false;
+      }
+      CommRule r;
+      std::vector<std::string> params;
+      std::string err;
+      if (!parseSignature(rest, r.name, params, err)) {
+        report(path, lineNo, restCol, err);
+        ok = false;
+        open = nullptr;
+        continue;
+      }
+      for (const std::string &p : params) {
+        CommArg a;
+        a.name = p;
+        r.args.push_back(a);
+      }
+      r.where = where;
+      comm_[r.name] = r;
+      open = &comm_[r.name];
+      openLine = lineNo;
+      continue;
+    }
+    if (kw == "end") {
+      if (!open) {
+        report(path, lineNo, indent, "'end' without 'comm'");
+        ok = false;
+      }
+      open = nullptr;
+      continue;
+    }
+    if (!open) {
+      report(path, lineNo, indent,
+             "unknown rule keyword '" + kw + "' (expected 'math' or 'comm')");
+      ok = false;
+      continue;
+    }
+    // Clauses inside a comm rule.
+    std::stringstream ws(rest);
+    std::vector<std::string> words;
+    std::string w;
+    while (ws >> w)
+      words.push_back(w);
+    auto needArg = [&](const std::string &n) -> CommArg * {
+      int i = open->argIndex(n);
+      if (i < 0) {
+        report(path, lineNo, line.find(n, indent + kw.size()),
+               "'" + n + "' is not a parameter of " + open->name);
+        ok = false;
+        return nullptr;
+      }
+      return &open->args[i];
+    };
+    if (kw == "buffer") {
+      // buffer NAME read|write|readwrite COUNT DATATYPE
+      if (words.size() != 4) {
+        report(path, lineNo, restCol,
+               "expected 'buffer NAME read|write|readwrite COUNT DATATYPE'");
+        ok = false;
+        continue;
+      }
+      CommArg *a = needArg(words[0]);
+      if (!a || !needArg(words[2]) || !needArg(words[3]))
+        continue;
+      a->role = CommArg::Buffer;
+      a->read = words[1] == "read" || words[1] == "readwrite";
+      a->write = words[1] == "write" || words[1] == "readwrite";
+      if (!a->read && !a->write) {
+        report(path, lineNo, line.find(words[1], restCol),
+               "expected read, write or readwrite");
+        ok = false;
+      }
+      a->count = words[2];
+      a->datatype = words[3];
+    } else if (kw == "count" || kw == "datatype" || kw == "communicator" ||
+               kw == "intout") {
+      if (words.size() != 1) {
+        report(path, lineNo, restCol, "expected '" + kw + " NAME'");
+        ok = false;
+        continue;
+      }
+      if (CommArg *a = needArg(words[0])) {
+        a->role = kw == "count"      ? CommArg::Count
+                  : kw == "datatype" ? CommArg::Datatype
+                  : kw == "communicator" ? CommArg::Comm
+                                     : CommArg::IntOut;
+        a->write = kw == "intout";
+      }
+    } else if (kw == "op") {
+      if (words.size() < 2) {
+        report(path, lineNo, restCol, "expected 'op NAME OPERATOR...'");
+        ok = false;
+        continue;
+      }
+      if (CommArg *a = needArg(words[0])) {
+        a->role = CommArg::Op;
+        open->allowedOps[words[0]] =
+            std::vector<std::string>(words.begin() + 1, words.end());
+      }
+    } else if (kw == "result") {
+      if (words.size() != 2 ||
+          (words[1] != "replicated" && words[1] != "varying")) {
+        report(path, lineNo, restCol,
+               "expected 'result NAME replicated|varying'");
+        ok = false;
+        continue;
+      }
+      if (needArg(words[0]))
+        open->resultReplication[words[0]] = words[1];
+    } else if (kw == "global" || kw == "per_rank") {
+      std::vector<CommAction> acts;
+      std::string err;
+      if (!parseActions(rest, acts, err)) {
+        report(path, lineNo, restCol, err);
+        ok = false;
+        continue;
+      }
+      for (const CommAction &a : acts) {
+        if (!knownActions.count(a.op)) {
+          report(path, lineNo, line.find(a.op, restCol),
+                 "unknown adjoint action '" + a.op + "'");
+          ok = false;
+        }
+        for (const std::string &n : a.args)
+          needArg(n);
+      }
+      (kw == "global" ? open->global : open->perRank) = acts;
+    } else {
+      report(path, lineNo, indent, "unknown clause '" + kw + "' in rule " +
+                                       open->name);
+      ok = false;
+    }
+  }
+  if (open) {
+    report(path, openLine, 0, "rule " + open->name + " has no 'end'");
+    ok = false;
+  }
+  return ok;
+}
+
+} // namespace mpiad

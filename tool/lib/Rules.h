@@ -1,0 +1,86 @@
+//===- Rules.h - Rule tables loaded from rules/*.rules at run time --------===//
+//
+// Derivatives of math functions and the adjoint actions of communication
+// calls are data, not code: mpiad-cc reads them from text files installed
+// beside the tool (share/mpiad/rules) and from --rules FILE.  docs/rules.md
+// describes the format.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MPIAD_RULES_H
+#define MPIAD_RULES_H
+
+#include "IR.h"
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mpiad {
+
+/// `math pow(x, y)  dx = ... ; dy = ...`
+struct MathRule {
+  std::string name;
+  std::vector<std::string> params;
+  std::vector<ExprP> derivs; // one per param; null = zero derivative
+  std::string where;         // file:line for messages
+};
+
+/// One argument of a communication call.
+struct CommArg {
+  std::string name;
+  enum Role { Buffer, Count, Datatype, Op, Comm, IntOut, Other } role = Other;
+  bool read = false, write = false;
+  std::string count, datatype; // for buffers: names of the describing args
+};
+
+/// One step of an adjoint: `allreduce(recvbuf)`, `accumulate(sendbuf, recvbuf)`.
+struct CommAction {
+  std::string op;
+  std::vector<std::string> args;
+};
+
+struct CommRule {
+  std::string name;
+  std::vector<CommArg> args;
+  std::map<std::string, std::string> resultReplication; // arg -> replicated|varying
+  std::map<std::string, std::vector<std::string>> allowedOps; // op arg -> ops
+  std::vector<CommAction> global, perRank;
+  std::string where;
+
+  int argIndex(const std::string &n) const {
+    for (size_t i = 0; i < args.size(); ++i)
+      if (args[i].name == n)
+        return (int)i;
+    return -1;
+  }
+};
+
+class RuleSet {
+public:
+  /// Loads one file; on a malformed line prints `file:line:col: error: ...`
+  /// to stderr and returns false.
+  bool loadFile(const std::string &path);
+  /// Loads every *.rules file of a directory (sorted by name).
+  bool loadDir(const std::string &dir);
+
+  const MathRule *math(const std::string &name) const {
+    auto it = math_.find(name);
+    return it == math_.end() ? nullptr : &it->second;
+  }
+  const CommRule *comm(const std::string &name) const {
+    auto it = comm_.find(name);
+    return it == comm_.end() ? nullptr : &it->second;
+  }
+
+  /// Parses a C-like expression in terms of `params` (used for derivative
+  /// rules).  Parameters become placeholders that `substitute` replaces.
+  static ExprP parseExpr(const std::string &text, std::string &error,
+                         size_t &errorCol);
+
+private:
+  std::map<std::string, MathRule> math_;
+  std::map<std::string, CommRule> comm_;
+};
+
+} // namespace mpiad
+
+#endif
