@@ -10,7 +10,14 @@
  * The function `loss` is written as one would write it for MPI without AD in
  * mind: a local sum, an MPI_Allreduce of the sum and of the sample count, a
  * division.  The pragma asks mpiad-cc for its reverse-mode derivative with
- * respect to w and b, declared replicated.  mpiad-cc then generates
+ * respect to w and b.  `replicated(...)` lists every input that is the same
+ * on all ranks: the model w, b, and also the dimension d and the weight
+ * lambda of the L2 term.  That matters: an input not listed is taken to vary
+ * per rank, and a loss computed from a varying value (here 0.5*lambda*|w|^2,
+ * summed over a loop of d steps) would itself be varying; the objective of a
+ * varying output is its SUM over ranks (DESIGN.md section 2), so the gradient
+ * would come out P times too large.  n is not listed: it may differ per rank.
+ * mpiad-cc then generates
  *
  *     double loss_b(const double *w, double *w_b, double b, double *b_b,
  *                   const double *X, const double *y, int n, int d,
@@ -35,7 +42,7 @@
 
 #include "mpiad.h"
 
-#pragma mpiad differentiate wrt(w, b) replicated(w, b)
+#pragma mpiad differentiate wrt(w, b) replicated(w, b, d, lambda)
 double loss(const double *w, double b, const double *X, const double *y,
             int n, int d, double lambda, MPI_Comm comm) {
   double local = 0.0;

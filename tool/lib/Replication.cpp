@@ -78,6 +78,38 @@ void analyzeReplication(Function &f, const Request &req, const Frontend &fe,
       }
     }
   }
+  // An output that varies although the function reduces over ranks is
+  // usually an input the user forgot to list in replicated(...): say which.
+  if (f.retVar && !f.retVar->replicated && f.retVar->useful) {
+    bool reduces = false;
+    for (const Flow &fl : flows)
+      reduces |= fl.e.commResult && std::string(fl.e.commResult) == "replicated";
+    std::set<Var *> seen = {f.retVar}, work = {f.retVar};
+    while (!work.empty()) {
+      Var *v = *work.begin();
+      work.erase(work.begin());
+      for (const Flow &fl : flows) {
+        if (fl.e.target != v)
+          continue;
+        std::set<Var *> src = fl.control;
+        if (!fl.e.commResult)
+          src.insert(fl.e.reads.begin(), fl.e.reads.end());
+        for (Var *x : src)
+          if (!x->replicated && seen.insert(x).second)
+            work.insert(x);
+      }
+    }
+    std::string why;
+    for (Var *p : f.params)
+      if (seen.count(p))
+        why += (why.empty() ? "'" : ", '") + p->userName + "'";
+    if (reduces && !why.empty())
+      diag.warning(req.ann.loc,
+                   "the result of '" + f.name + "' varies across ranks "
+                   "because it depends on " + why + ", not listed in "
+                   "replicated(...); the objective sums it over ranks");
+  }
+
   // Pointer aliases share the replication of their storage.
   for (auto &v : f.vars)
     if (!v->replicated)

@@ -879,6 +879,8 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   // Give every primal variable a unique printed name.
   std::set<std::string> seen = M.globalNames();
   for (auto &v : F.vars) {
+    if (v->declaredInForInit)
+      continue; // scoped to its loop in both sweeps
     std::string n = v->name;
     for (int i = 2; seen.count(n) && v->kind != Var::Global; ++i)
       n = v->userName + "_" + std::to_string(i);
