@@ -27,8 +27,8 @@ mkdir -p "$out"
 echo "== 1. generate the adjoint source (readable C, for a look)"
 echo "   $cc --emit-source $here/logistic.c -o $out/logistic.ad.c"
 "$cc" --emit-source "$here/logistic.c" -o "$out/logistic.ad.c"
-echo "   generated: $(grep -c '' "$out/logistic.ad.c") lines; the signature of the adjoint:"
-grep -n -A2 '^double loss_b' "$out/logistic.ad.c" | sed 's/^/     /' || true
+echo "   generated: $(grep -c '' "$out/logistic.ad.c") lines; the adjoint of loss is"
+grep -m1 '^double loss_b' "$out/logistic.ad.c" | sed 's/ {$/;/; s/^/     /' || true
 
 echo "== 2. differentiate, compile and link (mpicc, libmpiad, -lm)"
 echo "   $cc -O2 $here/logistic.c -lm -o $out/logistic"

@@ -149,6 +149,9 @@ bool generate(const Options &o, const std::string &prefix,
     b = e + 1;
   }
   extra.push_back("-I" + prefix + "/include");
+  // The generated file includes mpiad.h first; parse with the same view.
+  extra.push_back("-include");
+  extra.push_back(prefix + "/include/mpiad.h");
   std::unique_ptr<clang::tooling::CompilationDatabase> db;
   if (!o.compDbDir.empty()) {
     std::string e;

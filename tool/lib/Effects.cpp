@@ -79,8 +79,12 @@ std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe) {
     if (!rhs)
       break;
     Var *t = baseVar(lhs);
-    if (rhs->kind == Expr::Call && fe.callee(rhs->text) && lhs->kind == Expr::VarRef) {
+    if (rhs->kind == Expr::Call && fe.callee(rhs->text)) {
       callEffects(rhs, t);
+      if (lhs->kind != Expr::VarRef && !out.empty()) {
+        out.front().elementWrite = true;
+        collectVars(lhs, out.front().reads);
+      }
       break;
     }
     Effect e;

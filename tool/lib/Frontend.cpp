@@ -105,6 +105,7 @@ private:
   int loopDepth = 0;
   bool inCondition = false;
   bool failed = false;
+  const CallExpr *directCall = nullptr; // `y = f(...)` / `f(...);`
 
   void error(SourceLocation loc, const std::string &msg) {
     fe.diag_.error(loc, msg);
@@ -384,6 +385,10 @@ ExprP Lowering::lowerCall(const CallExpr *ce) {
     ExprP call = mkCall(name, args, rt.elem, rt.ptrDepth);
     auto c = std::make_shared<mpiad::Expr>(*call);
     c->loc = loc;
+    // Inside a larger expression the call becomes a temporary, so that its
+    // adjoint is a statement of its own.
+    if (ce != directCall && rt.elem != Scalar::Void)
+      return hoistToTemp(c, ce->getType(), loc);
     return c;
   }
   auto c = std::make_shared<mpiad::Expr>(
@@ -521,6 +526,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       vars[vd] = v;
       ExprP init;
       if (vd->hasInit()) {
+        directCall = dyn_cast<CallExpr>(vd->getInit()->IgnoreParenImpCasts());
         init = lower(vd->getInit());
         if (!init)
           continue;
@@ -632,6 +638,8 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
   }
   if (const auto *bo = dyn_cast<BinaryOperator>(s)) {
     if (bo->isAssignmentOp()) {
+      if (bo->getOpcode() == BO_Assign)
+        directCall = dyn_cast<CallExpr>(bo->getRHS()->IgnoreParenImpCasts());
       ExprP l = lower(bo->getLHS());
       ExprP r = lower(bo->getRHS());
       if (!l || !r)
@@ -675,6 +683,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
         return;
       }
     }
+    directCall = ce;
     ExprP c = lower(ce);
     if (!c)
       return;

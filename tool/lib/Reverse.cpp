@@ -847,6 +847,23 @@ bool isShadowVar(const std::map<Var *, Var *> &shadows, const Var *x) {
   return false;
 }
 
+/// Scalars and pointers are initialised in declarations (the forward sweep
+/// may record a variable's value before the primal first assigns it).
+bool scalarLike(const Var &v) {
+  return v.type.dims.empty() &&
+         (v.type.ptrDepth > 0 || v.type.elem == Scalar::Int ||
+          v.type.isFloatingElem());
+}
+
+/// `(void)p;` for parameters a generated function does not use.
+Block unusedParams(const std::vector<Var *> &params, const std::set<Var *> &used) {
+  Block b;
+  for (Var *p : params)
+    if (!used.count(p))
+      b.push_back(mkExprStmt(mkOpaque("(void)" + p->name)));
+  return b;
+}
+
 std::string zeroInit(const Var &v) {
   if (!v.type.dims.empty())
     return " = {0}";
@@ -1210,7 +1227,7 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
     if (sigShadow)
       continue;
     std::string d = printDecl(*x, isShadow);
-    if (isShadow)
+    if (isShadow || scalarLike(*x))
       d += zeroInit(*x);
     decls.push_back(mkOpaqueDecl(d));
   }
@@ -1247,6 +1264,8 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
        << " * Adjoints of inputs are accumulated (+=): zero them first.\n */\n";
   std::string body;
   printBlock(decls, 1, body);
+  referenced(prologue, used);
+  printBlock(unusedParams(F.params, used), 1, body);
   printBlock(prologue, 1, body);
   body += "\n  /* forward sweep */\n";
   printBlock(sweeps.first, 1, body);
@@ -1419,11 +1438,12 @@ const Module::CalleeNames *Module::callee(const std::string &name,
         continue;
       bool isShadow = isShadowVar(G.shadows, x) && rev;
       d.push_back(mkOpaqueDecl(printDecl(*x, isShadow) +
-                               (isShadow ? zeroInit(*x) : "")));
+                               (isShadow || scalarLike(*x) ? zeroInit(*x) : "")));
     }
     printBlock(d, 1, out);
   };
   declare(used, inl, false, fbody);
+  printBlock(unusedParams(F.params, used), 1, fbody);
   printBlock(sweeps.first, 1, fbody);
   printBlock(pushLive, 1, fbody);
   if (F.retVar)
@@ -1434,6 +1454,7 @@ const Module::CalleeNames *Module::callee(const std::string &name,
   referenced(epilogue, rused);
   declaredIn(sweeps.second, rinl);
   declare(rused, rinl, true, rbody);
+  printBlock(unusedParams(F.params, rused), 1, rbody);
   printBlock(popLive, 1, rbody);
   printBlock(sweeps.second, 1, rbody);
   printBlock(epilogue, 1, rbody);
