@@ -67,10 +67,21 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
                      Diag &diag);
 void analyzeReplication(Function &f, const Request &req, const Frontend &fe,
                         Diag &diag);
-/// Marks `reverseRead` from the variables a dry-run reverse sweep reads, and
-/// decides `taped` (to-be-recorded) and `hoisted`.
+/// What the reverse of one statement reads: pointer values (by variable)
+/// and data (by alias class root).
+struct ReverseReads {
+  std::set<Var *> ptr, data;
+};
+/// Marks `reverseRead` from the variables a dry-run reverse sweep reads,
+/// counts assignments (for isStable), and decides `hoisted`.
 void analyzeToBeRecorded(Function &f, const std::set<Var *> &reverseReads,
                          const Frontend &fe);
+/// Flow-sensitive to-be-recorded: a statement records the old value of a
+/// target only when the reverse of an earlier statement (in forward order,
+/// loops included) reads it.  Fills Stmt::tapeSet.
+void decideRecording(Function &f,
+                     const std::map<const Stmt *, ReverseReads> &reads,
+                     const Frontend &fe);
 /// A variable whose value at any point is the value the reverse sweep would
 /// see at the same point without recording.
 bool isStable(const Var *v);

@@ -65,7 +65,6 @@ struct Var {
   bool active = false;
   bool replicated = true;   // meaningful under semantics(global) only
   bool partial = false;     // replicated var whose adjoint is a per-rank partial
-  bool taped = false;       // old value pushed before each assignment
   bool reverseRead = false; // value read by the reverse sweep
   bool hoisted = false;     // declared at function top in generated code
   int assignCount = 0;      // static number of assignments
@@ -165,6 +164,8 @@ struct Stmt {
   CommCall comm;
   std::string text;
   std::string pragma; // "#pragma ..." line printed before a loop
+  // To-be-recorded: the targets whose old value this statement pushes.
+  std::set<Var *> tapeSet;
   // For loops, filled by the normalizer: the canonical shape.
   Var *loopVar = nullptr;
   ExprP loopLo, loopHi; // first value and bound expression

@@ -346,7 +346,100 @@ public:
     return out;
   }
 
+  /// Dry run: what the reverse of each leaf statement reads.
+  std::map<const Stmt *, ReverseReads> *recordReads = nullptr;
+
+  void classify(const ExprP &e, ReverseReads &r, bool indexBase = false) {
+    if (!e)
+      return;
+    if (e->kind == Expr::VarRef) {
+      Var *v = e->var;
+      Var *primal = nullptr;
+      for (auto &kv : shadows)
+        if (kv.second == v)
+          primal = kv.first;
+      if (primal) { // a shadow: only its pointer value matters
+        if (primal->type.ptrDepth > 0)
+          r.ptr.insert(primal);
+        return;
+      }
+      if (generated.count(v))
+        return;
+      if (v->type.ptrDepth > 0)
+        r.ptr.insert(v);
+      r.data.insert(aliasRoot(F, v));
+      return;
+    }
+    if (e->kind == Expr::Index) {
+      classify(e->ops[0], r, true);
+      classify(e->ops[1], r);
+      return;
+    }
+    for (Var *v : e->vars)
+      if (!generated.count(v))
+        r.data.insert(aliasRoot(F, v));
+    auto rc = revCalls.find(e.get());
+    if (rc != revCalls.end()) {
+      // A reverse helper: pointer arguments whose data it does not read
+      // contribute only their pointer value.
+      for (size_t k = 0; k < e->ops.size(); ++k) {
+        const ExprP &a = e->ops[k];
+        if (k < rc->second.size() && !rc->second[k] && a->ptrDepth > 0 &&
+            a->kind == Expr::VarRef) {
+          if (!generated.count(a->var))
+            r.ptr.insert(a->var);
+          continue;
+        }
+        classify(a, r);
+      }
+      return;
+    }
+    for (const ExprP &o : e->ops)
+      classify(o, r);
+    (void)indexBase;
+  }
+  /// Reverse-helper calls and, per argument, whether its data is read.
+  std::map<const Expr *, std::vector<bool>> revCalls;
+  void classify(const Block &b, ReverseReads &r) {
+    for (const StmtP &s : b) {
+      if (s->kind == Stmt::Assign) {
+        // The target of an adjoint statement is written, not read, unless
+        // it is an element (its index is read).
+        if (s->lhs->kind == Expr::Index) {
+          classify(s->lhs->ops[0], r, true);
+          classify(s->lhs->ops[1], r);
+        }
+        if (s->op != "=")
+          classify(s->lhs, r);
+      }
+      if (s->kind == Stmt::Decl && s->rhs)
+        classify(s->rhs, r);
+      if (s->kind != Stmt::Decl)
+        classify(s->rhs, r);
+      classify(s->cond, r);
+      for (const ExprP &a : s->comm.args)
+        classify(a, r);
+      if (s->init)
+        classify(Block{s->init}, r);
+      if (s->step)
+        classify(Block{s->step}, r);
+      classify(s->body, r);
+      classify(s->elseBody, r);
+    }
+  }
+
   Pair stmt(const StmtP &s) {
+    Pair p = stmtImpl(s);
+    if (recordReads && (s->kind == Stmt::Assign || s->kind == Stmt::ExprStmt ||
+                        s->kind == Stmt::Comm)) {
+      ReverseReads r;
+      classify(p.second, r);
+      (*recordReads)[s.get()] = r;
+    }
+    return p;
+  }
+
+  Pair stmtImpl(const StmtP &s) {
     switch (s->kind) {
     case Stmt::Decl:
       if (s->var->hoisted && !s->rhs)
@@ -401,7 +494,7 @@ public:
       return userCall(s, s->rhs, s->lhs);
     // Pointer assignments: the shadow pointer follows the primal pointer.
     if (s->lhs->ptrDepth > 0 && s->lhs->kind == Expr::VarRef) {
-      if (t->taped) {
+      if (s->tapeSet.count(t)) {
         fwd.push_back(push(s->lhs));
         if (t->active)
           fwd.push_back(push(mkVar(shadow(t))));
@@ -436,17 +529,17 @@ public:
         revFree.insert(revFree.begin(),
                        mkExprStmt(mkCall("free", {s->lhs}, Scalar::Void)));
       append(rev, revFree);
-      if (t->taped) {
+      if (s->tapeSet.count(t)) {
         if (t->active)
           rev.push_back(pop(mkVar(shadow(t))));
         rev.push_back(pop(s->lhs));
       }
       return {fwd, rev};
     }
-    if (t && t->taped)
+    if (t && s->tapeSet.count(t))
       fwd.push_back(push(s->lhs));
     fwd.push_back(s);
-    if (t && t->taped)
+    if (t && s->tapeSet.count(t))
       rev.push_back(pop(s->lhs));
     if (t && t->active && s->lhs->isFloating()) {
       curLhs = t;
@@ -511,11 +604,11 @@ public:
     Var *t = lhs ? baseVar(lhs) : nullptr;
     bool activeRet = t && t->active && lhs->isFloating();
     Block fwd, rev;
-    if (t && t->taped)
+    if (t && s->tapeSet.count(t))
       fwd.push_back(push(lhs));
     if (!any && !activeRet) {
       fwd.push_back(s);
-      if (t && t->taped)
+      if (t && s->tapeSet.count(t))
         rev.push_back(pop(lhs));
       if (t && t->active)
         rev.push_back(mkAssign(sh(lhs), "=", mkInt(0)));
@@ -532,19 +625,24 @@ public:
       fwd.push_back(mkAssign(lhs, s->op, fcall));
     else
       fwd.push_back(mkExprStmt(fcall));
-    if (t && t->taped)
+    if (t && s->tapeSet.count(t))
       rev.push_back(pop(lhs));
     std::vector<ExprP> args;
+    std::vector<bool> dataRead;
     for (size_t k = 0; k < call->ops.size(); ++k) {
       args.push_back(call->ops[k]);
+      dataRead.push_back(k >= names->readsData.size() || names->readsData[k]);
       if (!mask[k])
         continue;
       const ExprP &a = call->ops[k];
       args.push_back(a->ptrDepth > 0 ? sh(a) : mkAddrOf(sh(a)));
+      dataRead.push_back(true);
     }
     if (activeRet)
       args.push_back(sh(lhs));
-    rev.push_back(mkExprStmt(mkCall(names->rev, args, Scalar::Void)));
+    ExprP revCall = mkCall(names->rev, args, Scalar::Void);
+    revCalls[revCall.get()] = dataRead;
+    rev.push_back(mkExprStmt(revCall));
     if (activeRet && s->op == "=")
       rev.push_back(mkAssign(sh(lhs), "=", mkInt(0)));
     return {fwd, rev};
@@ -579,7 +677,7 @@ public:
       return {fwd, rev};
     }
     // Loop header assignment `i = lo` (when i is declared outside).
-    bool initTaped = s->init->kind == Stmt::Assign && i->taped;
+    bool initTaped = s->init->kind == Stmt::Assign && s->init->tapeSet.count(i);
     if (initTaped)
       fwd.push_back(push(mkVar(i)));
     fwd.push_back(loop);
@@ -743,7 +841,7 @@ public:
       if (!a.write)
         continue;
       Var *b = baseVar(args[i]);
-      if (!b || !b->taped)
+      if (!b || !s->tapeSet.count(b))
         continue;
       if (a.role == CommArg::IntOut) {
         fwd.push_back(push(element(args[i], mkInt(0))));
@@ -908,12 +1006,26 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   size_t nvars = F.vars.size();
   {
     ReverseGen dry(M, F, R, true);
+    std::map<const Stmt *, ReverseReads> perStmt;
+    dry.recordReads = &perStmt;
     Pair p = dry.block(F.body);
+    // The init of a canonical loop declared outside the loop is a leaf too.
+    walk(F.body, [&](Stmt &s, const WalkCtx &) {
+      if (s.kind == Stmt::For && s.init && s.init->kind == Stmt::Assign)
+        perStmt[s.init.get()];
+    });
     std::set<Var *> reads;
     referenced(p.second, reads);
     for (Var *g : dry.generated)
       reads.erase(g);
     analyzeToBeRecorded(F, reads, M.fe_);
+    // A canonical loop's counter is read by its reversed loop at the loop.
+    walk(F.body, [&](Stmt &s, const WalkCtx &) {
+      if (s.kind == Stmt::For && s.loopStep != 0 && s.init &&
+          s.init->kind == Stmt::Assign && reads.count(s.loopVar))
+        perStmt[s.init.get()].data.insert(s.loopVar);
+    });
+    decideRecording(F, perStmt, M.fe_);
   }
   // Forget the dry run's synthetic variables.
   while (F.vars.size() > nvars)
@@ -1318,6 +1430,14 @@ const Module::CalleeNames *Module::callee(const std::string &name,
     return nullptr;
   }
   ReverseGen &G = *gen;
+  {
+    ReverseReads rr;
+    G.classify(sweeps.second, rr);
+    std::vector<bool> reads;
+    for (Var *p : F.params)
+      reads.push_back(p->type.ptrDepth == 0 || rr.data.count(aliasRoot(F, p)));
+    callees_[key].readsData = reads;
+  }
   // Active communication inside callees is not supported yet.
   bool commActive = false;
   walk(F.body, [&](Stmt &s, const WalkCtx &) {

@@ -33,6 +33,8 @@ public:
 
   struct CalleeNames {
     std::string fwd, rev;
+    /// Per parameter: does the reverse helper read the data it points to?
+    std::vector<bool> readsData;
   };
   /// Names of the split helpers of `callee` for an activity pattern,
   /// generating them on first request.
