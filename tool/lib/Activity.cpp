@@ -130,10 +130,12 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
     int depth = v->type.ptrDepth + (int)v->type.dims.size();
     v->active = v->varied && v->useful && v->type.isFloatingElem() &&
                 !v->userInactive;
-    if (v->active && v->type.ptrDepth > 1) {
+    if (v->active && (v->type.ptrDepth > 1 ||
+                      (v->type.ptrDepth > 0 && !v->type.dims.empty()))) {
       diag.error(v->loc, "'" + v->userName +
-                             "' is a pointer to pointer carrying derivatives; "
-                             "not supported");
+                             "' holds pointers to values that carry "
+                             "derivatives (pointer to pointer or array of "
+                             "pointers); not supported");
       v->active = false;
     }
     (void)depth;
@@ -149,7 +151,9 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
                             "to a struct field or other opaque location is "
                             "not supported");
     if (fl.e.target && fl.e.target->kind == Var::Global && anyVaried)
-      diag.error(fl.s->loc, "global variable '" + fl.e.target->userName +
+      diag.error(fl.s->lhs && fl.s->lhs->loc.isValid() ? fl.s->lhs->loc
+                                                       : fl.s->loc,
+                 "global variable '" + fl.e.target->userName +
                                 "' would carry derivatives; pass it as a "
                                 "parameter instead");
   }

@@ -17,6 +17,8 @@
 #include "Frontend.h"
 #include "IR.h"
 #include <functional>
+#include <map>
+#include <memory>
 #include <set>
 
 namespace mpiad {
@@ -31,6 +33,7 @@ struct Effect {
   bool pointerCopy = false;  // target is a pointer into data's storage
   const char *commResult = nullptr; // "replicated"/"varying" from a rule
   bool commSend = false; // data flows through communication (send buffer)
+  std::string comm;      // the communicator of a communication call
 };
 
 /// Options of one differentiation request.
@@ -65,8 +68,24 @@ std::set<Var *> assignedIn(const Block &b, const Frontend &fe);
 bool normalize(Function &f, const Frontend &fe, Diag &diag);
 void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
                      Diag &diag);
-void analyzeReplication(Function &f, const Request &req, const Frontend &fe,
-                        Diag &diag);
+/// Flow-sensitive replication.  Each definition of a scalar is a version;
+/// versions that reach a common use form a web, which has one replication
+/// and one adjoint form (exact or per-rank partial).  Arrays and pointers
+/// have one web per variable.
+struct ReplicationResult {
+  std::map<std::pair<const Stmt *, const Var *>, int> defWeb; // v defined at s
+  std::map<std::pair<const Stmt *, const Var *>, int> useWeb; // v read at s
+  std::vector<char> replicated, partial;                      // per web
+  bool known(const Stmt *s, const Var *v, bool def) const {
+    return (def ? defWeb : useWeb).count({s, v}) > 0;
+  }
+  int web(const Stmt *s, const Var *v, bool def) const {
+    return (def ? defWeb : useWeb).at({s, v});
+  }
+};
+std::shared_ptr<ReplicationResult>
+analyzeReplication(Function &f, const Request &req, const Frontend &fe,
+                   Diag &diag);
 /// What the reverse of one statement reads: pointer values (by variable)
 /// and data (by alias class root).
 struct ReverseReads {
@@ -85,6 +104,10 @@ void decideRecording(Function &f,
 /// A variable whose value at any point is the value the reverse sweep would
 /// see at the same point without recording.
 bool isStable(const Var *v);
+
+/// The communicator replication is relative to: the first MPI_Comm
+/// parameter, else MPI_COMM_WORLD.
+std::string mainComm(const Function &f);
 
 /// The union-find root of a pointer alias class.
 Var *aliasRoot(Function &f, Var *v);

@@ -107,7 +107,19 @@ static std::string baseType(const CType &t, bool dropConst) {
   return b;
 }
 
+static std::string fromFmt(const std::string &fmt, const std::string &name) {
+  std::string s = fmt;
+  size_t at = s.find("@N@");
+  if (at != std::string::npos)
+    s.replace(at, 3, name);
+  while (!s.empty() && s.back() == ' ')
+    s.pop_back();
+  return s;
+}
+
 std::string printType(const CType &t, bool dropConst) {
+  if (!t.declFmt.empty())
+    return fromFmt(t.declFmt, "");
   std::string s = baseType(t, dropConst);
   int depth = t.ptrDepth + (int)t.dims.size();
   if (depth)
@@ -116,6 +128,8 @@ std::string printType(const CType &t, bool dropConst) {
 }
 
 std::string printDecl(const Var &v, bool dropConst) {
+  if (!v.type.declFmt.empty())
+    return fromFmt(v.type.declFmt, v.name);
   std::string s = baseType(v.type, dropConst) + " ";
   s += std::string(v.type.ptrDepth, '*') + v.name;
   for (const std::string &d : v.type.dims)

@@ -1,6 +1,8 @@
 //===- Effects.cpp - What a statement writes, and from what ---------------===//
 #include "Analysis.h"
 
+#include <map>
+
 namespace mpiad {
 
 /// Variables whose values flow differentiably into `e` (not indices, not
@@ -41,6 +43,33 @@ static void dataVars(const ExprP &e, std::set<Var *> &out) {
   }
 }
 
+/// Which pointer parameters a callee writes through (directly or through a
+/// local pointer copied from the parameter).
+static const std::vector<bool> &writtenParams(const Function *cf,
+                                             const Frontend &fe) {
+  static std::map<const Function *, std::vector<bool>> cache;
+  auto it = cache.find(cf);
+  if (it != cache.end())
+    return it->second;
+  std::vector<bool> result(cf->params.size(), false);
+  std::map<const Var *, const Var *> copyOf; // local pointer -> param
+  std::set<const Var *> targets;
+  walk(cf->body, [&](Stmt &s, const WalkCtx &) {
+    for (const Effect &e : effectsOf(s, fe)) {
+      if (!e.target)
+        continue;
+      if (e.pointerCopy)
+        for (Var *d : e.data)
+          copyOf[e.target] = copyOf.count(d) ? copyOf[d] : d;
+      else if (e.elementWrite)
+        targets.insert(copyOf.count(e.target) ? copyOf[e.target] : e.target);
+    }
+  });
+  for (size_t k = 0; k < cf->params.size(); ++k)
+    result[k] = targets.count(cf->params[k]) > 0;
+  return cache[cf] = result;
+}
+
 std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe) {
   std::vector<Effect> out;
   auto callEffects = [&](const ExprP &call, Var *result) {
@@ -59,9 +88,10 @@ std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe) {
     }
     if (!cf)
       return;
+    const std::vector<bool> &written = writtenParams(cf, fe);
     for (size_t i = 0; i < call->ops.size() && i < cf->params.size(); ++i) {
       const CType &pt = cf->params[i]->type;
-      if (pt.ptrDepth > 0 && !pt.isConst) {
+      if (pt.ptrDepth > 0 && !pt.isConst && written[i]) {
         if (Var *t = baseVar(call->ops[i])) {
           Effect e = base;
           e.target = t;
@@ -120,10 +150,20 @@ std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe) {
   case Stmt::Comm: {
     const CommRule *r = s.comm.rule;
     std::set<Var *> sendData, allReads;
+    std::string comm;
     for (size_t i = 0; i < r->args.size(); ++i) {
-      collectVars(s.comm.args[i], allReads);
+      const ExprP &a = s.comm.args[i];
+      collectVars(a, allReads);
+      if (r->args[i].role == CommArg::Comm)
+        comm = a->text;
       if (r->args[i].role == CommArg::Buffer && r->args[i].read)
-        if (Var *v = baseVar(s.comm.args[i]))
+        if (Var *v = baseVar(a))
+          sendData.insert(v);
+      // MPI_IN_PLACE: the aliased buffer is the input.
+      auto ip = r->inPlace.find(r->args[i].name);
+      if (ip != r->inPlace.end() && a->kind == Expr::Opaque &&
+          a->text == "MPI_IN_PLACE")
+        if (Var *v = baseVar(s.comm.args[r->argIndex(ip->second)]))
           sendData.insert(v);
     }
     for (size_t i = 0; i < r->args.size(); ++i) {
@@ -135,7 +175,9 @@ std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe) {
         continue;
       Effect e;
       e.target = t;
-      e.elementWrite = a.role == CommArg::Buffer;
+      e.comm = comm;
+      e.elementWrite = a.role == CommArg::Buffer &&
+                       (t->type.ptrDepth > 0 || !t->type.dims.empty());
       e.reads = allReads;
       if (a.role == CommArg::Buffer) {
         e.data = sendData;
@@ -205,6 +247,13 @@ Var *aliasRoot(Function &f, Var *v) {
   while (v->aliasRoot >= 0 && f.vars[v->aliasRoot].get() != v)
     v = f.vars[v->aliasRoot].get();
   return v;
+}
+
+std::string mainComm(const Function &f) {
+  for (const Var *p : f.params)
+    if (p->type.base == "MPI_Comm" && p->type.ptrDepth == 0)
+      return p->name;
+  return "MPI_COMM_WORLD";
 }
 
 bool isStable(const Var *v) {

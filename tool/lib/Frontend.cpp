@@ -5,6 +5,8 @@
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 
 using namespace clang;
 
@@ -80,6 +82,21 @@ CType convertType(QualType t, const ASTContext &ctx) {
   r.elem = classify(cur);
   r.isConst = cur.isConstQualified();
   r.base = cur.getAsString(pp);
+  // Declarators our printer cannot rebuild (function pointers, pointers to
+  // arrays): keep Clang's own spelling around a placeholder name.
+  std::string simple = r.base + " " + std::string(r.ptrDepth, '*') + "@N@";
+  for (const std::string &d : r.dims)
+    simple += "[" + d + "]";
+  std::string full;
+  llvm::raw_string_ostream os(full);
+  t.print(os, pp, "@N@");
+  os.flush();
+  auto squash = [](std::string x) {
+    x.erase(std::remove(x.begin(), x.end(), ' '), x.end());
+    return x;
+  };
+  if (squash(full) != squash(simple))
+    r.declFmt = full;
   return r;
 }
 
@@ -193,7 +210,9 @@ ExprP Lowering::lower(const clang::Expr *e) {
   };
 
   // A whole object-like macro (M_PI, N, MPI_COMM_WORLD) prints as its name.
-  if (e->getBeginLoc().isMacroID() && !isa<CallExpr>(e)) {
+  if (e->getBeginLoc().isMacroID() && !isa<CallExpr>(e) &&
+      Lexer::isAtStartOfMacroExpansion(e->getBeginLoc(), SM, LO) &&
+      Lexer::isAtEndOfMacroExpansion(e->getEndLoc(), SM, LO)) {
     std::string t = text(e->getSourceRange());
     if (isIdentifier(t) && !SM.isMacroArgExpansion(e->getBeginLoc()))
       return typed(mkOpaque(t, {}, ct.elem));
@@ -335,10 +354,18 @@ ExprP Lowering::lowerCall(const CallExpr *ce) {
                  "function directly");
       return nullptr;
     }
-    return mkOpaque(text(ce->getSourceRange()), {}, rt.elem);
+    std::set<Var *> used;
+    for (const clang::Expr *a : ce->arguments())
+      if (ExprP x = lower(a))
+        collectVars(x, used);
+    if (ExprP f = lower(ce->getCallee()))
+      collectVars(f, used);
+    return mkOpaque(text(ce->getSourceRange()),
+                    std::vector<Var *>(used.begin(), used.end()), rt.elem);
   }
   std::string name = callee->getNameAsString();
-  if (name.rfind("MPI_", 0) == 0 || name.rfind("PMPI_", 0) == 0) {
+  if (fe.rules_.comm(name) || name.rfind("MPI_", 0) == 0 ||
+      name.rfind("PMPI_", 0) == 0) {
     error(loc, "'" + name + "' used as a value; call MPI functions as "
                             "statements in a differentiated function");
     return nullptr;
@@ -369,7 +396,8 @@ ExprP Lowering::lowerCall(const CallExpr *ce) {
     }
     Function *cf = fe.lower(def);
     if (!cf) {
-      error(loc, "note: in the call to '" + name + "'");
+      fe.diag_.note(loc, "in the call to '" + name + "'");
+      failed = true;
       return nullptr;
     }
     // Floating scalar arguments become variables, so the adjoint of the call
@@ -507,6 +535,9 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       if (!vd)
         continue; // typedefs, nested records
       CType ct = convertType(vd->getType(), fe.ctx_);
+      Var *v = F.newVar(vd->getNameAsString(), ct, Var::Local);
+      v->loc = vd->getLocation();
+      vars[vd] = v; // registered even after an error: no follow-up errors
       if (vd->isStaticLocal() && ct.isFloatingElem()) {
         error(vd->getLocation(), "static local variable '" +
                                      vd->getNameAsString() +
@@ -521,9 +552,9 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
                   "malloc");
         continue;
       }
-      Var *v = F.newVar(vd->getNameAsString(), ct, Var::Local);
-      v->loc = vd->getLocation();
-      vars[vd] = v;
+      if (!ct.dims.empty() && vd->hasInit() &&
+          v->type.base.rfind("const ", 0) == 0)
+        v->type.base = v->type.base.substr(6); // initialised by memcpy
       ExprP init;
       if (vd->hasInit()) {
         directCall = dyn_cast<CallExpr>(vd->getInit()->IgnoreParenImpCasts());
@@ -678,7 +709,9 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     const FunctionDecl *callee = ce->getDirectCallee();
     if (callee) {
       std::string name = callee->getNameAsString();
-      if (name.rfind("MPI_", 0) == 0 || name.rfind("PMPI_", 0) == 0) {
+      // MPI calls, and the user's own wrappers that have a rule.
+      if (fe.rules_.comm(name) || name.rfind("MPI_", 0) == 0 ||
+          name.rfind("PMPI_", 0) == 0) {
         lowerComm(ce, out);
         return;
       }

@@ -27,6 +27,8 @@ struct CType {
   std::vector<std::string> dims; // fixed array dimensions, source text
   bool isConst = false;          // const-qualified pointee / value
   std::string base;              // e.g. "double", "const double", "MPI_Comm"
+  std::string declFmt; // full declarator with @N@ for the name, for types
+                       // such as function pointers; empty for simple types
 
   bool isFloatingElem() const {
     return elem == Scalar::Float || elem == Scalar::Double;

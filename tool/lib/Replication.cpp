@@ -2,17 +2,24 @@
 //
 // DESIGN.md section 2.  A value is replicated when it is provably equal on
 // every rank: constants, replicated(...) inputs, results of rules marked
-// `result ... replicated` (Allreduce), and values computed only from
-// replicated values under replicated control.  Everything else varies.
+// `result ... replicated` over the function's communicator (Allreduce,
+// Bcast, Allgather), and values computed only from replicated values under
+// replicated control.  Everything else varies.
 //
-// The adjoint of a replicated variable is kept in one of two forms:
+// The analysis is flow-sensitive: every definition of a scalar is a version
+// (reaching definitions over the structured IR); versions that reach a
+// common use are joined into a web.  So `MPI_Allreduce(MPI_IN_PLACE, &loss,
+// ...)` makes the later `loss` replicated although the earlier one varied.
+// Arrays and pointers have one web per variable.
+//
+// The adjoint of a replicated web is kept in one of two forms:
 //   exact:   every rank holds dJ/dv (all contributions came from replicated
 //            code, computed identically everywhere);
 //   partial: every rank holds its own share; dJ/dv is the sum over ranks.
-// A replicated variable read by rank-varying code (or sent through a
-// reduction) gets partial contributions, so it is partial; partial-ness
-// flows back through replicated assignments and calls.  Partial adjoints are
-// summed over ranks only where an exact value is needed (the adjoint of an
+// A replicated value read by rank-varying code (or sent by communication)
+// gets partial contributions, so its web is partial; partial-ness flows back
+// through replicated assignments and calls.  Partial adjoints are summed
+// over ranks only where an exact value is needed (the adjoint of an
 // Allreduce, the gradient of a replicated input), in one fused call.
 //
 //===----------------------------------------------------------------------===//
@@ -22,86 +29,438 @@
 
 namespace mpiad {
 
-void analyzeReplication(Function &f, const Request &req, const Frontend &fe,
-                        Diag &diag) {
-  (void)diag;
-  if (req.perRank || !req.topLevel) {
-    // Everything varies: callees are differentiated per rank (they contain
-    // no active communication), per_rank semantics treats all as varying.
-    for (auto &v : f.vars) {
-      v->replicated = false;
-      v->partial = false;
-    }
-    return;
+namespace {
+
+using State = std::map<Var *, std::set<int>>;
+
+class Replication {
+public:
+  Replication(Function &f, const Request &req, const Frontend &fe)
+      : f(f), req(req), fe(fe), main(mainComm(f)) {}
+
+  std::shared_ptr<ReplicationResult> run(Diag &diag);
+
+private:
+  Function &f;
+  const Request &req;
+  const Frontend &fe;
+  std::string main;
+
+  struct Def {
+    Var *v = nullptr;
+    const Stmt *s = nullptr; // null: value on entry
+    Effect e;                // the effect that defines it
+    std::vector<const Stmt *> control;
+    bool isCall = false;
+  };
+  std::vector<Def> defs;
+  std::vector<int> parent;
+  std::map<std::pair<const Stmt *, Var *>, int> defAt;
+  std::map<std::pair<const Stmt *, Var *>, std::set<int>> useAt;
+  std::map<std::pair<const Stmt *, Var *>, int> weakAt;
+  std::map<Var *, int> wholeVar; // the single def of arrays / pointers
+  std::map<Var *, int> entry;
+
+  int find(int x) {
+    while (parent[x] != x)
+      x = parent[x] = parent[parent[x]];
+    return x;
   }
+  void unite(int a, int b) { parent[find(a)] = find(b); }
+
+  static bool scalar(const Var *v) {
+    return v->type.dims.empty() && v->type.ptrDepth == 0;
+  }
+  int newDef(Var *v, const Stmt *s) {
+    defs.push_back({v, s, {}, {}, false});
+    parent.push_back((int)parent.size());
+    return (int)defs.size() - 1;
+  }
+  int whole(Var *v) {
+    Var *r = aliasRoot(f, v);
+    auto it = wholeVar.find(r);
+    if (it != wholeVar.end())
+      return it->second;
+    return wholeVar[r] = newDef(r, nullptr);
+  }
+  std::set<int> reaching(State &st, Var *v) {
+    if (!scalar(v))
+      return {whole(v)};
+    auto it = st.find(v);
+    if (it == st.end() || it->second.empty()) {
+      auto e = entry.find(v);
+      if (e == entry.end())
+        e = entry.emplace(v, newDef(v, nullptr)).first;
+      return {e->second};
+    }
+    return it->second;
+  }
+  void use(const Stmt *s, Var *v, State &st) {
+    std::set<int> r = reaching(st, v);
+    auto &u = useAt[{s, v}];
+    u.insert(r.begin(), r.end());
+    // Versions that meet at a use share one adjoint: one web.
+    for (int d : u)
+      unite(d, *u.begin());
+  }
+
+  void leaf(Stmt &s, State &st, const std::vector<const Stmt *> &control) {
+    std::vector<Effect> effs = effectsOf(s, fe);
+    std::set<Var *> reads;
+    for (const Effect &e : effs) {
+      reads.insert(e.reads.begin(), e.reads.end());
+      reads.insert(e.data.begin(), e.data.end());
+    }
+    if (effs.empty() && s.rhs)
+      collectVars(s.rhs, reads);
+    for (Var *r : reads)
+      use(&s, r, st);
+    bool isCall = (s.kind == Stmt::ExprStmt || s.kind == Stmt::Assign) &&
+                  s.rhs && s.rhs->kind == Expr::Call && fe.callee(s.rhs->text);
+    for (const Effect &e : effs) {
+      Var *t = e.target;
+      if (!t)
+        continue;
+      bool strong = scalar(t) && !e.elementWrite;
+      // One definition per (statement, variable), however often loops are
+      // walked.
+      auto known = defAt.find({&s, t});
+      int d = strong ? (known != defAt.end() ? known->second : newDef(t, &s))
+                     : whole(t);
+      if (strong) {
+        defs[d].e = e;
+        defs[d].control = control;
+        defs[d].isCall = isCall;
+        defAt[{&s, t}] = d;
+        // `s += e` keeps the old adjoint: same web as the old version.
+        if (s.kind == Stmt::Assign && s.op != "=" && useAt.count({&s, t}))
+          for (int o : useAt[{&s, t}])
+            unite(d, o);
+        st[t] = {d};
+      } else {
+        // A weak update: remember this statement's effect on the web.
+        auto wk = weakAt.find({&s, t});
+        int w = wk != weakAt.end() ? wk->second : (weakAt[{&s, t}] = newDef(t, &s));
+        defs[w].e = e;
+        defs[w].control = control;
+        defs[w].isCall = isCall;
+        unite(w, d);
+        defAt[{&s, t}] = d;
+      }
+    }
+  }
+
+  static void join(State &into, const State &from) {
+    for (auto &kv : from)
+      into[kv.first].insert(kv.second.begin(), kv.second.end());
+  }
+
+  void block(const Block &b, State &st, std::vector<const Stmt *> &control) {
+    for (const StmtP &s : b)
+      stmt(*s, st, control);
+  }
+
+  void condUses(Stmt &s, State &st) {
+    std::set<Var *> vs;
+    collectVars(s.cond, vs);
+    for (Var *v : vs)
+      use(&s, v, st);
+  }
+
+  void stmt(Stmt &s, State &st, std::vector<const Stmt *> &control) {
+    switch (s.kind) {
+    case Stmt::Assign:
+    case Stmt::ExprStmt:
+    case Stmt::Comm:
+    case Stmt::Decl:
+      if (s.kind != Stmt::Decl || s.rhs)
+        leaf(s, st, control);
+      return;
+    case Stmt::If: {
+      condUses(s, st);
+      control.push_back(&s);
+      State a = st, b = st;
+      block(s.body, a, control);
+      block(s.elseBody, b, control);
+      control.pop_back();
+      join(a, b);
+      st = a;
+      return;
+    }
+    case Stmt::For:
+    case Stmt::While:
+    case Stmt::DoWhile: {
+      if (s.init)
+        leaf(*s.init, st, control);
+      control.push_back(&s);
+      // Iterate to a fixpoint: a later iteration sees earlier definitions.
+      for (int iter = 0; iter < 64; ++iter) {
+        State before = st;
+        condUses(s, st);
+        block(s.body, st, control);
+        if (s.step)
+          leaf(*s.step, st, control);
+        join(st, before);
+        if (st == before)
+          break;
+      }
+      condUses(s, st);
+      control.pop_back();
+      return;
+    }
+    case Stmt::Compound:
+      block(s.body, st, control);
+      return;
+    default:
+      return;
+    }
+  }
+
+  bool webVarying(int web, const std::vector<char> &varying) {
+    return varying[find(web)];
+  }
+};
+
+std::shared_ptr<ReplicationResult> Replication::run(Diag &diag) {
+  for (Var *p : f.params)
+    entry[p] = scalar(p) ? newDef(p, nullptr) : whole(p);
+  State st;
+  std::vector<const Stmt *> control;
+  block(f.body, st, control);
+  int exitRet = -1;
+  if (f.retVar) {
+    std::set<int> r = reaching(st, f.retVar);
+    for (int d : r)
+      unite(d, *r.begin());
+    exitRet = *r.begin();
+  }
+
+  // Replication: a web varies when any of its definitions does.
+  size_t n = defs.size();
+  std::vector<char> varying(n, 0);
+  auto mark = [&](int d) {
+    int w = find(d);
+    if (!varying[w]) {
+      varying[w] = 1;
+      return true;
+    }
+    return false;
+  };
+  // What an output-only parameter holds on entry is no input: its
+  // replication is that of what the function writes into it.
+  auto named = [&](const auto &l, const Var *v) {
+    return std::any_of(l.begin(), l.end(),
+                       [&](const auto &r) { return r.first == v->userName; });
+  };
+  auto outputOnly = [&](const Var *v) {
+    return req.topLevel && named(req.ann.outputs, v) && !named(req.ann.wrt, v);
+  };
+  auto listed = [&](const Var *v) {
+    return std::any_of(req.ann.replicated.begin(), req.ann.replicated.end(),
+                       [&](const auto &r) { return r.first == v->userName; });
+  };
+  for (size_t d = 0; d < n; ++d) {
+    const Def &df = defs[d];
+    if (df.s)
+      continue;
+    Var *v = df.v;
+    bool rep = !(v->kind == Var::Param && !listed(v) && !outputOnly(v)) &&
+               v->kind != Var::Global;
+    if (req.perRank || !req.topLevel)
+      rep = false;
+    if (!rep)
+      mark((int)d);
+  }
+  for (Var *p : f.params) // pointer classes follow their parameter
+    if (!listed(p) && !outputOnly(p))
+      mark(entry[p]);
+  // Pointer aliases: a pointer param's class follows the param.
+  bool changed = true;
+  auto condVarying = [&](const Stmt *c) {
+    std::set<Var *> vs;
+    collectVars(c->cond, vs);
+    for (Var *v : vs)
+      if (useAt.count({c, v}))
+        for (int d : useAt[{c, v}])
+          if (varying[find(d)])
+            return true;
+    return false;
+  };
+  while (changed) {
+    changed = false;
+    for (size_t d = 0; d < n; ++d) {
+      const Def &df = defs[d];
+      if (!df.s || varying[find((int)d)])
+        continue;
+      bool v = false;
+      for (const Stmt *c : df.control)
+        v |= condVarying(c);
+      if (df.e.commResult) {
+        v |= std::string(df.e.commResult) == "varying" || df.e.comm != main;
+      } else {
+        std::set<Var *> reads = df.e.reads;
+        reads.insert(df.e.data.begin(), df.e.data.end());
+        for (Var *r : reads)
+          if (useAt.count({df.s, r}))
+            for (int u : useAt[{df.s, r}])
+              v |= varying[find(u)] != 0;
+      }
+      if (v)
+        changed |= mark((int)d);
+    }
+  }
+
+  // Adjoint forms.
+  std::vector<char> partial(n, 0);
+  auto active = [&](int d) { return defs[d].v->active; };
+  auto markPartial = [&](int d) {
+    int w = find(d);
+    if (!varying[w] && active(d) && !partial[w]) {
+      partial[w] = 1;
+      return true;
+    }
+    return false;
+  };
+  auto useWebs = [&](const Stmt *s, Var *v) {
+    std::set<int> out;
+    if (useAt.count({s, v}))
+      for (int d : useAt[{s, v}])
+        out.insert(d);
+    return out;
+  };
+  changed = true;
+  // Whatever a communication call sends is a per-rank contribution.
+  walk(f.body, [&](Stmt &s, const WalkCtx &) {
+    if (s.kind != Stmt::Comm)
+      return;
+    for (const Effect &e : effectsOf(s, fe))
+      for (Var *d : e.data)
+        for (int u : useWebs(&s, d))
+          markPartial(u);
+    for (size_t i = 0; i < s.comm.args.size(); ++i)
+      if (s.comm.rule->args[i].role == CommArg::Buffer &&
+          s.comm.rule->args[i].read)
+        if (Var *b = baseVar(s.comm.args[i]))
+          for (int u : useWebs(&s, b))
+            markPartial(u);
+  });
+  while (changed) {
+    changed = false;
+    for (size_t d = 0; d < n; ++d) {
+      const Def &df = defs[d];
+      if (!df.s || !df.v->active || df.e.commResult)
+        continue;
+      int w = find((int)d);
+      std::set<int> srcs;
+      for (Var *x : df.e.data)
+        for (int u : useWebs(df.s, x))
+          srcs.insert(u);
+      if (df.isCall) {
+        // One call: all replicated arguments share one form.
+        bool any = varying[w] || partial[w];
+        for (int u : srcs)
+          any |= partial[find(u)] != 0;
+        if (any) {
+          changed |= markPartial((int)d);
+          for (int u : srcs)
+            changed |= markPartial(u);
+        }
+        continue;
+      }
+      if (varying[w] || partial[w])
+        for (int u : srcs)
+          changed |= markPartial(u);
+    }
+  }
+
+  auto res = std::make_shared<ReplicationResult>();
+  for (auto &kv : defAt)
+    res->defWeb[{kv.first.first, kv.first.second}] = find(kv.second);
+  for (auto &kv : useAt)
+    if (!kv.second.empty())
+      res->useWeb[{kv.first.first, kv.first.second}] =
+          find(*kv.second.begin());
+  res->replicated.resize(n);
+  res->partial.resize(n);
+  for (size_t d = 0; d < n; ++d) {
+    res->replicated[d] = !varying[find((int)d)];
+    res->partial[d] = partial[find((int)d)];
+  }
+  // Per-variable summaries: parameters on entry, the result on exit, other
+  // variables conservatively (varying if any version varies).
   for (auto &v : f.vars) {
     v->replicated = true;
     v->partial = false;
-    if (v->kind == Var::Global)
+  }
+  for (size_t d = 0; d < n; ++d) {
+    Var *v = defs[d].v;
+    if (varying[find((int)d)])
       v->replicated = false;
+    if (partial[find((int)d)])
+      v->partial = true;
   }
-  for (Var *p : f.params)
-    p->replicated = std::any_of(
-        req.ann.replicated.begin(), req.ann.replicated.end(),
-        [&](const auto &r) { return r.first == p->userName; });
+  for (Var *p : f.params) {
+    int w = find(entry[p]);
+    p->replicated = !varying[w];
+    p->partial = partial[w];
+  }
+  if (f.retVar && exitRet >= 0) {
+    int w = find(exitRet);
+    f.retVar->replicated = !varying[w];
+    f.retVar->partial = partial[w];
+  }
 
-  struct Flow {
-    Effect e;
-    std::set<Var *> control;
-    bool call;
-  };
-  std::vector<Flow> flows;
-  walk(f.body, [&](Stmt &s, const WalkCtx &ctx) {
-    bool isCall = (s.kind == Stmt::ExprStmt || s.kind == Stmt::Assign) &&
-                  s.rhs && s.rhs->kind == Expr::Call && fe.callee(s.rhs->text);
-    for (Effect &e : effectsOf(s, fe))
-      flows.push_back({e, ctx.controlVars, isCall});
-  });
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (const Flow &fl : flows) {
-      Var *t = fl.e.target;
-      if (!t || !t->replicated)
-        continue;
-      bool varying = false;
-      for (Var *c : fl.control)
-        varying |= !c->replicated;
-      if (fl.e.commResult)
-        varying |= std::string(fl.e.commResult) == "varying";
-      else
-        for (Var *r : fl.e.reads)
-          varying |= !r->replicated;
-      if (varying) {
-        t->replicated = false;
-        changed = true;
-      }
-    }
-  }
   // An output that varies although the function reduces over ranks is
   // usually an input the user forgot to list in replicated(...): say which.
-  if (f.retVar && !f.retVar->replicated && f.retVar->useful) {
+  if (req.topLevel && !req.perRank && f.retVar && !f.retVar->replicated &&
+      f.retVar->useful) {
     bool reduces = false;
-    for (const Flow &fl : flows)
-      reduces |= fl.e.commResult && std::string(fl.e.commResult) == "replicated";
-    std::set<Var *> seen = {f.retVar}, work = {f.retVar};
+    walk(f.body, [&](Stmt &s, const WalkCtx &) {
+      for (const Effect &e : effectsOf(s, fe))
+        reduces |= e.commResult && std::string(e.commResult) == "replicated";
+    });
+    std::set<int> seen;
+    std::vector<int> work;
+    for (int d = 0; d < (int)n; ++d)
+      if (find(d) == find(exitRet))
+        work.push_back(d);
+    std::set<Var *> culprits;
     while (!work.empty()) {
-      Var *v = *work.begin();
-      work.erase(work.begin());
-      for (const Flow &fl : flows) {
-        if (fl.e.target != v)
-          continue;
-        std::set<Var *> src = fl.control;
-        if (!fl.e.commResult)
-          src.insert(fl.e.reads.begin(), fl.e.reads.end());
-        for (Var *x : src)
-          if (!x->replicated && seen.insert(x).second)
-            work.insert(x);
+      int d = work.back();
+      work.pop_back();
+      if (!seen.insert(d).second || !varying[find(d)])
+        continue;
+      const Def &df = defs[d];
+      if (!df.s) {
+        // Data naturally varies; name only scalars and sizes that look like
+        // they were meant to be replicated.
+        bool isWrt = std::any_of(
+            req.ann.wrt.begin(), req.ann.wrt.end(),
+            [&](const auto &w) { return w.first == df.v->userName; });
+        if (df.v->kind == Var::Param && df.v->type.ptrDepth == 0 &&
+            df.v->type.dims.empty() && !isWrt)
+          culprits.insert(df.v);
+        continue;
       }
+      std::vector<std::pair<const Stmt *, Var *>> srcs;
+      for (const Stmt *c : df.control) {
+        std::set<Var *> vs;
+        collectVars(c->cond, vs);
+        for (Var *v : vs)
+          srcs.push_back({c, v});
+      }
+      if (!df.e.commResult)
+        for (Var *r : df.e.reads)
+          srcs.push_back({df.s, r});
+      for (auto &sv : srcs)
+        for (int u : useWebs(sv.first, sv.second))
+          for (int k = 0; k < (int)n; ++k)
+            if (find(k) == find(u))
+              work.push_back(k);
     }
     std::string why;
     for (Var *p : f.params)
-      if (seen.count(p))
+      if (culprits.count(p))
         why += (why.empty() ? "'" : ", '") + p->userName + "'";
     if (reduces && !why.empty())
       diag.warning(req.ann.loc,
@@ -109,45 +468,15 @@ void analyzeReplication(Function &f, const Request &req, const Frontend &fe,
                    "because it depends on " + why + ", not listed in "
                    "replicated(...); the objective sums it over ranks");
   }
+  return res;
+}
 
-  // Pointer aliases share the replication of their storage.
-  for (auto &v : f.vars)
-    if (!v->replicated)
-      aliasRoot(f, v.get())->replicated = false;
-  for (auto &v : f.vars)
-    v->replicated = aliasRoot(f, v.get())->replicated;
+} // namespace
 
-  // Adjoint forms.
-  auto mark = [&](Var *v) {
-    if (v && v->active && v->replicated && !v->partial) {
-      v->partial = true;
-      changed = true;
-    }
-  };
-  changed = true;
-  while (changed) {
-    changed = false;
-    for (const Flow &fl : flows) {
-      Var *t = fl.e.target;
-      if (!t || !t->active)
-        continue;
-      if (fl.call) {
-        // One call: all replicated arguments share one form.
-        bool anyPartial = !t->replicated || t->partial;
-        for (Var *d : fl.e.data)
-          anyPartial |= d->active && d->replicated && d->partial;
-        if (anyPartial) {
-          mark(t);
-          for (Var *d : fl.e.data)
-            mark(d);
-        }
-        continue;
-      }
-      if (!t->replicated || t->partial || fl.e.commSend)
-        for (Var *d : fl.e.data)
-          mark(d);
-    }
-  }
+std::shared_ptr<ReplicationResult>
+analyzeReplication(Function &f, const Request &req, const Frontend &fe,
+                   Diag &diag) {
+  return Replication(f, req, fe).run(diag);
 }
 
 } // namespace mpiad

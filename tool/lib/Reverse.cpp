@@ -11,6 +11,7 @@
 
 #include "clang/Basic/SourceManager.h"
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 
 namespace mpiad {
@@ -65,11 +66,25 @@ ExprP mul(const ExprP &a, const ExprP &b) {
 
 class ReverseGen {
 public:
-  ReverseGen(Module &M, Function &F, const Request &R, bool dry)
-      : M(M), F(F), R(R), dry(dry), diag(M.diag_) {
+  ReverseGen(Module &M, Function &F, const Request &R, bool dry,
+             std::shared_ptr<ReplicationResult> repl)
+      : M(M), F(F), R(R), dry(dry), diag(M.diag_), repl(std::move(repl)) {
     taken = M.globalNames();
     for (auto &v : F.vars)
       taken.insert(v->name);
+    // Communicators created here, and those whose release is deferred.
+    walk(F.body, [&](Stmt &st, const WalkCtx &) {
+      if (st.kind != Stmt::Comm)
+        return;
+      const CommRule &r = *st.comm.rule;
+      if (!r.creates.empty())
+        if (Var *c = baseVar(st.comm.args[r.argIndex(r.creates)]))
+          createdComms.insert(c);
+      if (!r.releases.empty())
+        if (Var *c = baseVar(st.comm.args[r.argIndex(r.releases)]))
+          if (createdComms.count(c))
+            deferredRelease[c] = st.comm.name;
+    });
   }
 
   Module &M;
@@ -77,11 +92,24 @@ public:
   const Request &R;
   bool dry;
   Diag &diag;
+  std::shared_ptr<ReplicationResult> repl;
+  const Stmt *curStmt = nullptr; // the leaf statement being reversed
+
+  /// Replication and adjoint form of v as defined (def) or read (use) at s.
+  bool replAt(const Stmt *s, const Var *v, bool def) const {
+    if (repl && s && repl->known(s, v, def))
+      return repl->replicated[repl->web(s, v, def)];
+    return v->replicated;
+  }
+  bool partialAt(const Stmt *s, const Var *v, bool def) const {
+    if (repl && s && repl->known(s, v, def))
+      return repl->partial[repl->web(s, v, def)];
+    return v->partial;
+  }
   std::map<Var *, Var *> shadows;
   std::set<Var *> generated;  // shadows, temporaries, counters
   std::vector<Var *> counters; // loop counters and bound holders (hoisted)
   Var *rootVar = nullptr;
-  std::string commText; // the function's communicator
   int tmpCount = 0;
   bool failed = false;
 
@@ -211,8 +239,9 @@ public:
 
   void contribute(const ExprP &lv, Var *target, ExprP seed, Block &out) {
     // An exact replicated adjoint flowing into a partial one: count it once.
-    if (curLhs && curLhs->replicated && !curLhs->partial && target->replicated &&
-        target->partial)
+    if (curLhs && replAt(curStmt, curLhs, true) &&
+        !partialAt(curStmt, curLhs, true) && replAt(curStmt, target, false) &&
+        partialAt(curStmt, target, false))
       seed = mul(root(), seed);
     auto s = mkAssign(sh(lv), "+=", seed);
     out.push_back(s);
@@ -429,6 +458,9 @@ public:
   }
 
   Pair stmt(const StmtP &s) {
+    if (s->kind == Stmt::Assign || s->kind == Stmt::ExprStmt ||
+        s->kind == Stmt::Comm)
+      curStmt = s.get();
     Pair p = stmtImpl(s);
     if (recordReads && (s->kind == Stmt::Assign || s->kind == Stmt::ExprStmt ||
                         s->kind == Stmt::Comm)) {
@@ -444,8 +476,28 @@ public:
     case Stmt::Decl:
       if (s->var->hoisted && !s->rhs)
         return {}; // declared at the top of the generated function
-      if (s->rhs) // fixed arrays with an initialiser list
-        return {{}, {}};
+      if (s->rhs) {
+        // A fixed array with an initialiser list: declared at the top, so
+        // (re)initialise it here from a compound literal.
+        if (s->rhs->kind != Expr::Opaque || s->rhs->text.empty() ||
+            s->rhs->text[0] != '{') {
+          error(s->loc, "unsupported initialiser of array '" +
+                            s->var->userName + "'");
+          return {};
+        }
+        Var tmp = *s->var;
+        tmp.name = "";
+        std::string ty = printDecl(tmp);
+        while (!ty.empty() && ty.back() == ' ')
+          ty.pop_back();
+        return {{mkExprStmt(mkCall(
+                    "memcpy",
+                    {mkVar(s->var),
+                     mkOpaque("(" + ty + ")" + s->rhs->text),
+                     mkOpaque("sizeof(" + s->var->name + ")")},
+                    Scalar::Void))},
+                {}};
+      }
       return {{s}, {}};
     case Stmt::Assign:
       return assign(s);
@@ -775,23 +827,98 @@ public:
     return r;
   }
 
+  bool isInPlace(const ExprP &e) const {
+    return e->kind == Expr::Opaque && e->text == "MPI_IN_PLACE";
+  }
+
+  /// Does any point-to-point message of this function carry derivatives?
+  /// Then every point-to-point call is reversed, so that peers match.
+  int p2pActive = -1;
+  bool pointToPointActive() {
+    if (p2pActive >= 0)
+      return p2pActive;
+    p2pActive = 0;
+    walk(F.body, [&](Stmt &st, const WalkCtx &) {
+      if (st.kind != Stmt::Comm || !st.comm.rule->pointToPoint)
+        return;
+      for (size_t i = 0; i < st.comm.args.size(); ++i)
+        if (st.comm.rule->args[i].role == CommArg::Buffer)
+          if (Var *b = baseVar(st.comm.args[i]))
+            if (b->active)
+              p2pActive = 1;
+    });
+    return p2pActive;
+  }
+
+  /// Communicators created in this function whose release the primal
+  /// performs: the release moves to the reverse of the creation.
+  std::map<Var *, std::string> deferredRelease;
+
+  bool guardsHold(const CommRule &r, const std::vector<ExprP> &args,
+                  const std::vector<Guard> &gs) {
+    for (const Guard &g : gs) {
+      std::string have = printExpr(args[r.argIndex(g.arg)]);
+      if ((have == g.value) != g.equal)
+        return false;
+    }
+    return true;
+  }
+
+  /// The adjoint of a buffer argument as passed to a runtime helper.
+  ExprP adjArg(const ExprP &buf) {
+    if (isInPlace(buf))
+      return buf;
+    Var *b = baseVar(buf);
+    if (!b || !b->active)
+      return mkOpaque("NULL");
+    return sh(buf);
+  }
+
+  /// 1 when the buffer's adjoint is a per-rank share, 0 when exact.
+  bool partialAdj(const ExprP &buf) {
+    if (R.perRank)
+      return true;
+    Var *b = baseVar(buf);
+    return !(b && replAt(curStmt, b, true) && !partialAt(curStmt, b, true));
+  }
+
+  ExprP ruleArg(const CommRule &r, const std::vector<ExprP> &args,
+                const std::string &a) {
+    auto inner = [&](const char *w) {
+      return a.substr(strlen(w), a.size() - strlen(w) - 1);
+    };
+    if (a.rfind("adj(", 0) == 0)
+      return adjArg(args[r.argIndex(inner("adj("))]);
+    if (a.rfind("partial(", 0) == 0)
+      return mkInt(partialAdj(args[r.argIndex(inner("partial("))]) ? 1 : 0);
+    int i = r.argIndex(a);
+    if (i >= 0)
+      return args[i];
+    return mkOpaque(a);
+  }
+
   Pair comm(const StmtP &s) {
-    const CommRule &r = *s.get()->comm.rule;
+    const CommRule &r = *s->comm.rule;
     const auto &args = s->comm.args;
-    auto arg = [&](const std::string &n) { return args[r.argIndex(n)]; };
+    auto arg = [&](const std::string &n) {
+      int i = r.argIndex(n);
+      return i >= 0 ? args[i] : mkOpaque(n); // constants in the rule
+    };
     Block fwd, rev;
-    // The communicator (one per function).
+    std::string commText;
     for (size_t i = 0; i < r.args.size(); ++i)
-      if (r.args[i].role == CommArg::Comm) {
-        std::string c = args[i]->text;
-        if (commText.empty())
-          commText = c;
-        else if (c != commText)
-          error(args[i]->loc, "this function communicates over both '" +
-                                  commText + "' and '" + c +
-                                  "'; one communicator per differentiated "
-                                  "function is supported");
+      if (r.args[i].role == CommArg::Comm)
+        commText = args[i]->text;
+    // Deferred release of a communicator created here.
+    if (!r.releases.empty()) {
+      Var *c = baseVar(arg(r.releases));
+      if (c && deferredRelease.count(c)) {
+        return {{mkComment(s->comm.name + "(" + printExpr(arg(r.releases)) +
+                           ") happens in the reverse sweep")},
+                {}};
       }
+      return {{s}, {}};
+    }
     // Which buffers carry derivatives?
     bool anyActive = false;
     for (size_t i = 0; i < r.args.size(); ++i) {
@@ -800,32 +927,40 @@ public:
       Var *b = baseVar(args[i]);
       if (b && b->active)
         anyActive = true;
-      if (!b && args[i]->kind == Expr::Opaque && args[i]->text == "MPI_IN_PLACE")
-        ; // checked below
     }
+    if (r.pointToPoint && pointToPointActive())
+      anyActive = true;
     if (anyActive) {
       for (size_t i = 0; i < r.args.size(); ++i) {
         const CommArg &a = r.args[i];
         if (a.role == CommArg::Op) {
           const auto &ok = r.allowedOps.at(a.name);
-          if (std::find(ok.begin(), ok.end(), args[i]->text) == ok.end())
+          if (std::find(ok.begin(), ok.end(), args[i]->text) == ok.end()) {
+            std::string j;
+            for (auto &o : ok)
+              j += (j.empty() ? "" : ", ") + o;
             error(args[i]->loc, "reduction operator '" + args[i]->text +
                                     "' of " + s->comm.name +
                                     " is not supported for values that carry "
-                                    "derivatives (supported: " +
-                                    [&] {
-                                      std::string j;
-                                      for (auto &o : ok)
-                                        j += (j.empty() ? "" : ", ") + o;
-                                      return j;
-                                    }() + ")");
+                                    "derivatives (supported: " + j + ")");
+          }
         }
-        if (a.role == CommArg::Buffer && !baseVar(args[i])) {
+        if (a.role == CommArg::Buffer && !baseVar(args[i]) &&
+            !isInPlace(args[i]))
           error(args[i]->loc, "buffer argument '" + printExpr(args[i]) +
                                   "' of " + s->comm.name +
-                                  " is not supported yet (MPI_IN_PLACE comes "
-                                  "with blocking communication)");
-        }
+                                  " must be a variable, an array or &element");
+        if (a.role == CommArg::Buffer)
+          if (Var *b = baseVar(args[i]))
+            if (b->active && b->type.isFloatingElem()) {
+              std::string t = arg(a.datatype)->text;
+              std::string want = b->type.mpiType();
+              if ((t == "MPI_DOUBLE" || t == "MPI_FLOAT") && t != want)
+                error(args[i]->loc, "buffer '" + b->userName + "' holds " +
+                                        b->type.elemName() + " but " +
+                                        s->comm.name + " is told " + t +
+                                        "; use " + want);
+            }
         if (a.role == CommArg::Datatype) {
           const std::string &t = args[i]->text;
           if (t != "MPI_DOUBLE" && t != "MPI_FLOAT")
@@ -849,7 +984,12 @@ public:
         continue;
       }
       ExprP count = arg(a.count);
-      if (count->kind == Expr::IntLit && count->text == "1") {
+      if (count->ptrDepth > 0) {
+        error(args[i]->loc, "cannot record buffer '" + b->userName +
+                                "' overwritten by " + s->comm.name +
+                                " (per-rank counts); it is read by the reverse "
+                                "sweep: copy it first");
+      } else if (count->kind == Expr::IntLit && count->text == "1") {
         fwd.push_back(push(element(args[i], mkInt(0))));
         rev.push_back(pop(element(args[i], mkInt(0))));
       } else if (b->type.isFloatingElem()) {
@@ -864,45 +1004,75 @@ public:
                                 "; it is read by the reverse sweep");
       }
     }
-    fwd.push_back(s);
+    // The forward sweep: the primal call, or the rule's recording variant.
+    bool replaced = false;
+    if (anyActive)
+      for (const CommStep &st : r.forward)
+        if (guardsHold(r, args, st.guards))
+          for (const CommAction &a : st.actions) {
+            std::vector<ExprP> cargs;
+            for (const std::string &x : a.args)
+              cargs.push_back(ruleArg(r, args, x));
+            fwd.push_back(mkExprStmt(mkCall(a.op, cargs, Scalar::Int)));
+            replaced = true;
+          }
+    if (!replaced)
+      fwd.push_back(s);
+    if (!r.creates.empty())
+      if (Var *c = baseVar(arg(r.creates)))
+        if (deferredRelease.count(c))
+          rev.push_back(mkExprStmt(mkCall(deferredRelease[c],
+                                          {mkAddrOf(mkVar(c))}, Scalar::Int)));
     if (!anyActive)
       return {fwd, rev};
-    const std::vector<CommAction> &acts = R.perRank ? r.perRank : r.global;
-    for (const CommAction &act : acts) {
-      std::vector<ExprP> bufs;
-      bool allActive = true;
-      for (const std::string &n : act.args) {
-        bufs.push_back(arg(n));
-        Var *b = baseVar(arg(n));
-        allActive &= b && b->active;
-      }
-      if (!allActive)
+    const std::vector<CommStep> &steps = R.perRank ? r.perRank : r.global;
+    for (const CommStep &st : steps) {
+      if (!guardsHold(r, args, st.guards))
         continue;
-      ExprP count = arg(r.args[r.argIndex(act.args[0])].count);
-      if (act.op == "allreduce" || act.op == "allreduce_if_partial") {
-        Var *b = baseVar(bufs[0]);
-        if (act.op == "allreduce_if_partial" && !(b->replicated && b->partial))
+      for (const CommAction &act : st.actions) {
+        if (!act.builtin) {
+          std::vector<ExprP> cargs;
+          for (const std::string &x : act.args)
+            cargs.push_back(ruleArg(r, args, x));
+          rev.push_back(mkExprStmt(mkCall(act.op, cargs, Scalar::Int)));
           continue;
-        rev.push_back(mkExprStmt(mkCall(
-            "MPI_Allreduce",
-            {mkOpaque("MPI_IN_PLACE"), sh(bufs[0]), count,
-             mkOpaque(b->type.mpiType()), mkOpaque("MPI_SUM"),
-             mkOpaque(commText)},
-            Scalar::Int)));
-      } else if (act.op == "accumulate") {
-        ExprP d = bufs[0], src = bufs[1];
-        rev.push_back(elementwise(count, [&](const ExprP &k) {
-          return mkAssign(sh(element(d, k)), "+=", sh(element(src, k)));
-        }));
-      } else if (act.op == "zero") {
-        ExprP b = bufs[0];
-        rev.push_back(elementwise(count, [&](const ExprP &k) {
-          return mkAssign(sh(element(b, k)), "=", mkInt(0));
-        }));
+        }
+        std::vector<ExprP> bufs;
+        bool allActive = true;
+        for (const std::string &n : act.args) {
+          bufs.push_back(arg(n));
+          Var *b = baseVar(arg(n));
+          allActive &= b && b->active;
+        }
+        if (!allActive)
+          continue;
+        ExprP count = arg(r.args[r.argIndex(act.args[0])].count);
+        if (act.op == "allreduce" || act.op == "allreduce_if_partial") {
+          Var *b = baseVar(bufs[0]);
+          if (act.op == "allreduce_if_partial" && !partialAdj(bufs[0]))
+            continue;
+          rev.push_back(mkExprStmt(mkCall(
+              "MPI_Allreduce",
+              {mkOpaque("MPI_IN_PLACE"), sh(bufs[0]), count,
+               mkOpaque(b->type.mpiType()), mkOpaque("MPI_SUM"),
+               mkOpaque(commText)},
+              Scalar::Int)));
+        } else if (act.op == "accumulate") {
+          ExprP d = bufs[0], src = bufs[1];
+          rev.push_back(elementwise(count, [&](const ExprP &k) {
+            return mkAssign(sh(element(d, k)), "+=", sh(element(src, k)));
+          }));
+        } else if (act.op == "zero") {
+          ExprP b = bufs[0];
+          rev.push_back(elementwise(count, [&](const ExprP &k) {
+            return mkAssign(sh(element(b, k)), "=", mkInt(0));
+          }));
+        }
       }
     }
     return {fwd, rev};
   }
+  std::set<Var *> createdComms;
 };
 
 /// Variables referenced anywhere in a block.
@@ -990,7 +1160,8 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   analyzeActivity(F, R, M.fe_, diag);
   if (diag.hasErrors())
     return false;
-  analyzeReplication(F, R, M.fe_, diag);
+  std::shared_ptr<ReplicationResult> repl =
+      analyzeReplication(F, R, M.fe_, diag);
   // Give every primal variable a unique printed name.
   std::set<std::string> seen = M.globalNames();
   for (auto &v : F.vars) {
@@ -1005,7 +1176,7 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   analyzeToBeRecorded(F, {}, M.fe_);
   size_t nvars = F.vars.size();
   {
-    ReverseGen dry(M, F, R, true);
+    ReverseGen dry(M, F, R, true, repl);
     std::map<const Stmt *, ReverseReads> perStmt;
     dry.recordReads = &perStmt;
     Pair p = dry.block(F.body);
@@ -1030,7 +1201,7 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   // Forget the dry run's synthetic variables.
   while (F.vars.size() > nvars)
     F.vars.pop_back();
-  gen = std::make_unique<ReverseGen>(M, F, R, false);
+  gen = std::make_unique<ReverseGen>(M, F, R, false, repl);
   // Which frees does the primal perform?
   walk(F.body, [&](Stmt &s, const WalkCtx &) {
     if (s.kind == Stmt::ExprStmt && s.rhs->kind == Expr::Call &&
@@ -1060,7 +1231,7 @@ static ExprP inferLength(Function &F, Var *p, std::string &why) {
               return;
             const ExprP &ix = e->ops[1];
             if (ix->kind == Expr::IntLit) {
-              lens.push_back(mkBinary("+", ix, mkInt(1)));
+              lens.push_back(mkInt(std::stoll(ix->text, nullptr, 0) + 1));
               return;
             }
             if (ix->kind == Expr::VarRef && loops.count(ix->var)) {
@@ -1095,7 +1266,7 @@ static ExprP inferLength(Function &F, Var *p, std::string &why) {
   ExprP len = lens[0];
   for (size_t k = 1; k < lens.size(); ++k)
     if (printExpr(lens[k]) != printExpr(len))
-      len = mkCall("MPIAD_MAX", {len, lens[k]}, Scalar::Int);
+      len = mkCond(mkBinary(">", len, lens[k]), len, lens[k]);
   std::set<Var *> vs;
   collectVars(len, vs);
   for (Var *v : vs)
@@ -1192,12 +1363,7 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
   bool retOut = ann.outputs.empty() ? true : named(ann.outputs, "return");
   std::vector<std::string> params;
   Block prologue, epilogue;
-  std::string comm = G.commText;
-  for (Var *p : F.params)
-    if (p->type.base == "MPI_Comm" && comm.empty())
-      comm = p->name;
-  if (comm.empty())
-    comm = "MPI_COMM_WORLD";
+  std::string comm = mainComm(F);
   std::vector<std::tuple<Var *, Var *, ExprP>> partials; // param, sig, len
   for (Var *p : F.params) {
     params.push_back(printDecl(*p));
@@ -1208,9 +1374,12 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
     if (st.base.rfind("const ", 0) == 0)
       st.base = st.base.substr(6);
     if (p->type.ptrDepth == 0) {
-      // Scalar: `double *s_b`, accumulated at the end.
+      // Scalar: `double *s_b` (double also for float scalars, as the
+      // contract says), accumulated at the end.
       CType pt = st;
       pt.ptrDepth = 1;
+      pt.elem = Scalar::Double;
+      pt.base = "double";
       Var *sig = F.newVar(G.unique(p->name + "_b"), pt, Var::Param);
       params.push_back(printDecl(*sig));
       if (p->active) {
@@ -1274,7 +1443,7 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
   std::string seedName;
   if (retOut && F.retVar) {
     seedName = G.unique(F.name + "_bar");
-    params.push_back(F.ret.elemName() + " " + seedName);
+    params.push_back("double " + seedName);
   }
   if (partials.size()) {
     Var *b = G.newSynth("mpiad_sum", CType{Scalar::Other, 0, {}, false,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <cstdio>
 #include <dirent.h>
 #include <fstream>
@@ -172,6 +173,8 @@ void report(const std::string &file, int line, size_t col,
           msg.c_str());
 }
 
+std::vector<std::string> splitTop(const std::string &text, char sep);
+
 /// Splits `name(a, b, c)` into name and argument names.
 bool parseSignature(const std::string &text, std::string &name,
                     std::vector<std::string> &params, std::string &err) {
@@ -181,9 +184,7 @@ bool parseSignature(const std::string &text, std::string &name,
     return false;
   }
   name = trim(text.substr(0, lp));
-  std::stringstream ss(text.substr(lp + 1, rp - lp - 1));
-  std::string p;
-  while (std::getline(ss, p, ','))
+  for (const std::string &p : splitTop(text.substr(lp + 1, rp - lp - 1), ','))
     if (!trim(p).empty())
       params.push_back(trim(p));
   if (name.empty()) {
@@ -193,19 +194,75 @@ bool parseSignature(const std::string &text, std::string &name,
   return true;
 }
 
-/// Parses `op(a, b); op2(c)` into actions.
-bool parseActions(const std::string &text, std::vector<CommAction> &out,
-                  std::string &err) {
-  std::stringstream ss(text);
-  std::string one;
-  while (std::getline(ss, one, ';')) {
+/// Splits at top-level separators (outside parentheses).
+std::vector<std::string> splitTop(const std::string &text, char sep) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::string cur;
+  for (char c : text) {
+    if (c == '(')
+      ++depth;
+    if (c == ')')
+      --depth;
+    if (c == sep && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  out.push_back(cur);
+  return out;
+}
+
+/// Parses `[if A == V && B != W:] op(a, b); op2(c)`.
+bool parseStep(const std::string &text, CommStep &out, std::string &err) {
+  static const std::set<std::string> builtins = {
+      "allreduce", "allreduce_if_partial", "accumulate", "zero"};
+  std::string body = text;
+  std::string t = trim(text);
+  if (t.rfind("if ", 0) == 0) {
+    size_t colon = t.find(':');
+    if (colon == std::string::npos) {
+      err = "expected ':' after the condition";
+      return false;
+    }
+    std::string cond = t.substr(3, colon - 3);
+    body = t.substr(colon + 1);
+    size_t b = 0;
+    while (true) {
+      size_t e = cond.find("&&", b);
+      std::string g = trim(cond.substr(b, e == std::string::npos ? e : e - b));
+      Guard gd;
+      size_t op = g.find("==");
+      gd.equal = op != std::string::npos;
+      if (!gd.equal)
+        op = g.find("!=");
+      if (op == std::string::npos) {
+        err = "expected 'ARG == VALUE' or 'ARG != VALUE' in the condition";
+        return false;
+      }
+      gd.arg = trim(g.substr(0, op));
+      gd.value = trim(g.substr(op + 2));
+      out.guards.push_back(gd);
+      if (e == std::string::npos)
+        break;
+      b = e + 2;
+    }
+  }
+  for (std::string one : splitTop(body, ';')) {
     one = trim(one);
     if (one.empty())
       continue;
     CommAction a;
     if (!parseSignature(one, a.op, a.args, err))
       return false;
-    out.push_back(a);
+    a.builtin = builtins.count(a.op) > 0;
+    out.actions.push_back(a);
+  }
+  if (out.actions.empty()) {
+    err = "expected at least one action";
+    return false;
   }
   return true;
 }
@@ -249,8 +306,6 @@ bool RuleSet::loadFile(const std::string &path) {
             path.c_str());
     return false;
   }
-  static const std::set<std::string> knownActions = {
-      "allreduce", "allreduce_if_partial", "accumulate", "zero"};
   std::string line;
   int lineNo = 0;
   CommRule *open = nullptr;
@@ -384,8 +439,12 @@ bool RuleSet::loadFile(const std::string &path) {
         ok = false;
         continue;
       }
+      auto constant = [](const std::string &w) {
+        return isdigit((unsigned char)w[0]) || w.rfind("MPI_", 0) == 0;
+      };
       CommArg *a = needArg(words[0]);
-      if (!a || !needArg(words[2]) || !needArg(words[3]))
+      if (!a || (!constant(words[2]) && !needArg(words[2])) ||
+          (!constant(words[3]) && !needArg(words[3])))
         continue;
       a->role = CommArg::Buffer;
       a->read = words[1] == "read" || words[1] == "readwrite";
@@ -432,24 +491,62 @@ bool RuleSet::loadFile(const std::string &path) {
       }
       if (needArg(words[0]))
         open->resultReplication[words[0]] = words[1];
-    } else if (kw == "global" || kw == "per_rank") {
-      std::vector<CommAction> acts;
+    } else if (kw == "global" || kw == "per_rank" || kw == "forward") {
+      CommStep step;
       std::string err;
-      if (!parseActions(rest, acts, err)) {
+      if (!parseStep(rest, step, err)) {
         report(path, lineNo, restCol, err);
         ok = false;
         continue;
       }
-      for (const CommAction &a : acts) {
-        if (!knownActions.count(a.op)) {
+      for (const Guard &g : step.guards)
+        needArg(g.arg);
+      for (const CommAction &a : step.actions) {
+        if (kw == "forward" && a.builtin) {
           report(path, lineNo, line.find(a.op, restCol),
-                 "unknown adjoint action '" + a.op + "'");
+                 "'" + a.op + "' is an adjoint action; 'forward' takes a call");
           ok = false;
         }
-        for (const std::string &n : a.args)
-          needArg(n);
+        for (const std::string &n : a.args) {
+          // adj(B) / partial(B) name a buffer; plain names a parameter;
+          // numbers, NULL and MPI_ constants are passed as written.
+          std::string inner = n;
+          for (const char *w : {"adj(", "partial("})
+            if (n.rfind(w, 0) == 0 && n.back() == ')')
+              inner = n.substr(strlen(w), n.size() - strlen(w) - 1);
+          bool constant = isdigit((unsigned char)inner[0]) || inner == "NULL" ||
+                          inner.rfind("MPI_", 0) == 0;
+          if (inner != n || !constant) {
+            CommArg *ca = needArg(inner);
+            if (ca && inner != n && ca->role != CommArg::Buffer) {
+              report(path, lineNo, line.find(n, restCol),
+                     "'" + inner + "' is not a buffer of " + open->name);
+              ok = false;
+            }
+          }
+        }
       }
-      (kw == "global" ? open->global : open->perRank) = acts;
+      (kw == "global" ? open->global
+                      : kw == "per_rank" ? open->perRank : open->forward)
+          .push_back(step);
+    } else if (kw == "inplace") {
+      if (words.size() != 2) {
+        report(path, lineNo, restCol, "expected 'inplace SENDARG BUFFER'");
+        ok = false;
+        continue;
+      }
+      if (needArg(words[0]) && needArg(words[1]))
+        open->inPlace[words[0]] = words[1];
+    } else if (kw == "pointtopoint") {
+      open->pointToPoint = true;
+    } else if (kw == "creates" || kw == "releases") {
+      if (words.size() != 1) {
+        report(path, lineNo, restCol, "expected '" + kw + " ARG'");
+        ok = false;
+        continue;
+      }
+      if (needArg(words[0]))
+        (kw == "creates" ? open->creates : open->releases) = words[0];
     } else {
       report(path, lineNo, indent, "unknown clause '" + kw + "' in rule " +
                                        open->name);

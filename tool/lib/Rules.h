@@ -32,10 +32,26 @@ struct CommArg {
   std::string count, datatype; // for buffers: names of the describing args
 };
 
-/// One step of an adjoint: `allreduce(recvbuf)`, `accumulate(sendbuf, recvbuf)`.
+/// One step of an adjoint: a builtin (`allreduce(recvbuf)`,
+/// `accumulate(sendbuf, recvbuf)`, `zero(recvbuf)`) or a call to a C function
+/// whose arguments are rule parameters, `adj(BUF)` (the buffer's adjoint,
+/// NULL where it carries none), `partial(BUF)` (1 when BUF's adjoint is a
+/// per-rank share, 0 when exact) or constants.
 struct CommAction {
   std::string op;
   std::vector<std::string> args;
+  bool builtin = false;
+};
+
+/// `if ARG == VALUE && ARG != VALUE:` in front of a forward/adjoint line.
+struct Guard {
+  std::string arg, value;
+  bool equal = true;
+};
+
+struct CommStep {
+  std::vector<Guard> guards;
+  std::vector<CommAction> actions;
 };
 
 struct CommRule {
@@ -43,7 +59,12 @@ struct CommRule {
   std::vector<CommArg> args;
   std::map<std::string, std::string> resultReplication; // arg -> replicated|varying
   std::map<std::string, std::vector<std::string>> allowedOps; // op arg -> ops
-  std::vector<CommAction> global, perRank;
+  std::vector<CommStep> forward; // replaces the primal call when guards hold
+  std::vector<CommStep> global, perRank;
+  std::map<std::string, std::string> inPlace; // send arg -> the buffer it aliases
+  bool pointToPoint = false;
+  std::string creates;  // arg: a communicator this call creates
+  std::string releases; // arg: a communicator this call frees
   std::string where;
 
   int argIndex(const std::string &n) const {

@@ -82,7 +82,19 @@ private:
                                  : R.data.count(aliasRoot(f, t)) > 0;
       if (needed)
         s.tapeSet.insert(t);
+      // A whole-value write ends the live range: earlier reads are now
+      // served by this statement's record (or needed none).
+      if (pointerWrite)
+        R.ptr.erase(t);
+      else if (!e.elementWrite && t->type.dims.empty() &&
+               t->type.ptrDepth == 0 && !readsItself(s, t))
+        R.data.erase(t);
     }
+  }
+
+  bool readsItself(const Stmt &s, Var *t) {
+    auto it = reads.find(&s);
+    return it != reads.end() && it->second.data.count(t);
   }
 
   static void join(ReverseReads &into, const ReverseReads &from) {
@@ -110,11 +122,23 @@ private:
     case Stmt::DoWhile:
       if (s.kind == Stmt::For && s.init && s.init->kind == Stmt::Assign)
         leaf(*s.init, R);
-      // Twice: the second pass sees the reads of the previous iteration.
-      for (int pass = 0; pass < 2; ++pass) {
-        block(s.body, R);
-        if (s.step && s.loopStep == 0)
-          leaf(*s.step, R);
+      // To a fixpoint: the head of the loop sees both the state before the
+      // loop and the reads of the previous iteration.
+      {
+        ReverseReads entry = R, head = R;
+        for (int pass = 0; pass < 64; ++pass) {
+          ReverseReads r = head;
+          block(s.body, r);
+          if (s.step && s.loopStep == 0)
+            leaf(*s.step, r);
+          ReverseReads next = entry;
+          join(next, r);
+          bool same = next.ptr == head.ptr && next.data == head.data;
+          head = next;
+          if (same)
+            break;
+        }
+        R = head;
       }
       return;
     case Stmt::Compound:

@@ -62,7 +62,7 @@ double while_data(const double *x, int n) {
   double t = 1.0 + x[0] * x[0];
   int k = 0;
   while (t < 50.0) {
-    t = t * (1.5 + 0.1 * x[1]) + x[2];
+    t = t * (1.5 + 0.1 * x[1]) + 0.5 * x[2] * x[2];
     k++;
   }
   return t * x[3] + k;

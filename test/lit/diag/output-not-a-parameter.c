@@ -1,0 +1,15 @@
+// output(...) names something that is not a parameter.
+//
+// RUN: rm -f %t.out
+// RUN: not %mpiad-emit %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not error:
+// RUN: not test -e %t.out
+// An existing output file is left untouched.
+// RUN: echo keep > %t.out
+// RUN: not %mpiad-emit %s -o %t.out 2>/dev/null
+// RUN: FileCheck --check-prefix=KEEP --input-file %t.out %s
+// KEEP: {{^keep$}}
+// KEEP-NOT: {{.}}
+
+// CHECK: {{.*}}output-not-a-parameter.c:[[@LINE+1]]:43: error: 'q' in output(...) is not a parameter of 'f'
+#pragma mpiad differentiate wrt(x) output(q)
+double f(double x) { return x * x; }

@@ -1,0 +1,15 @@
+// output(return) on a function returning int.
+//
+// RUN: rm -f %t.out
+// RUN: not %mpiad-emit %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not error:
+// RUN: not test -e %t.out
+// An existing output file is left untouched.
+// RUN: echo keep > %t.out
+// RUN: not %mpiad-emit %s -o %t.out 2>/dev/null
+// RUN: FileCheck --check-prefix=KEEP --input-file %t.out %s
+// KEEP: {{^keep$}}
+// KEEP-NOT: {{.}}
+
+// CHECK: {{.*}}output-return-int.c:[[@LINE+1]]:43: error: output(return) needs a float or double return type
+#pragma mpiad differentiate wrt(x) output(return)
+int f(double x) { return (int)(x * x); }

@@ -1,0 +1,22 @@
+// A static local of floating type: one error, no follow-up errors about its uses.
+// XFAIL: *
+// Known tool bug (reported to the lead): each use of 'acc' adds 'error: internal: reference to an undeclared variable'.
+// Remove the XFAIL line when it is fixed.
+//
+// RUN: rm -f %t.out
+// RUN: not %mpiad-emit %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not error:
+// RUN: not test -e %t.out
+// An existing output file is left untouched.
+// RUN: echo keep > %t.out
+// RUN: not %mpiad-emit %s -o %t.out 2>/dev/null
+// RUN: FileCheck --check-prefix=KEEP --input-file %t.out %s
+// KEEP: {{^keep$}}
+// KEEP-NOT: {{.}}
+
+#pragma mpiad differentiate wrt(x)
+double f(double x) {
+  // CHECK: {{.*}}static-local.c:[[@LINE+1]]:17: error: static local variable 'acc' of floating type in a differentiated function is not supported
+  static double acc = 0.0;
+  acc += x;
+  return acc;
+}

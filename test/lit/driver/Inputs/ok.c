@@ -1,0 +1,2 @@
+#pragma mpiad differentiate wrt(x)
+double ok(double x) { return x * x; }
