@@ -36,15 +36,19 @@ public:
 
     // Top-level declarations of the main file, in order.
     std::vector<Decl *> decls;
-    std::set<std::string> names;
+    std::set<std::string> names, defined;
     for (Decl *d : ctx.getTranslationUnitDecl()->decls()) {
-      if (auto *nd = dyn_cast<NamedDecl>(d))
+      if (auto *nd = dyn_cast<NamedDecl>(d)) {
         names.insert(nd->getNameAsString());
+        auto *fd = dyn_cast<FunctionDecl>(d);
+        if (!fd || fd->doesThisDeclarationHaveABody())
+          defined.insert(nd->getNameAsString());
+      }
       if (SM.isInMainFile(SM.getExpansionLoc(d->getBeginLoc())))
         decls.push_back(d);
     }
     Rewriter rw(SM, ctx.getLangOpts());
-    Module module(fe, rules, diag, names);
+    Module module(fe, rules, diag, names, defined);
     std::string header;
     for (const PragmaRecord &pr : pragmas) {
       if (!SM.isInMainFile(pr.loc))

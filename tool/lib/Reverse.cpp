@@ -1289,6 +1289,13 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
   R.perRank = ann.perRank;
   R.topLevel = true;
   R.outName = ann.name.empty() ? F.name + "_b" : ann.name;
+  if (defined_.count(R.outName)) {
+    diag_.error(ann.loc, "'" + R.outName + "', the name of the generated "
+                         "adjoint, is already defined in this file; choose "
+                         "another with name(...)");
+    return false;
+  }
+  defined_.insert(R.outName);
 
   // Clause checks: names exist and have a suitable type.
   auto param = [&](const std::string &n) -> Var * {

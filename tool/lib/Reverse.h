@@ -24,8 +24,9 @@ struct Generated {
 class Module {
 public:
   Module(Frontend &fe, const RuleSet &rules, Diag &diag,
-         std::set<std::string> tuNames)
-      : fe_(fe), rules_(rules), diag_(diag), names_(std::move(tuNames)) {}
+         std::set<std::string> tuNames, std::set<std::string> defined)
+      : fe_(fe), rules_(rules), diag_(diag), names_(std::move(tuNames)),
+        defined_(std::move(defined)) {}
 
   /// Adjoint of a marked function.  False after an error.
   bool generate(const clang::FunctionDecl *fd, const Annotation &ann,
@@ -51,6 +52,7 @@ public:
 
 private:
   std::set<std::string> names_;
+  std::set<std::string> defined_; // names the file defines (not declares)
   std::map<std::string, CalleeNames> callees_;
   std::vector<std::unique_ptr<Function>> owned_;
   std::string pendingHelpers_;

@@ -2,10 +2,6 @@
 // value of each outer step is needed (by the adjoint of local += r * r). One push
 // per outer step (before `r = b - y[i]`) restores it; the inner `r += ...` needs
 // no push: its adjoint does not read r.
-// XFAIL: *
-// Known tool bug (reported to the lead): r is also pushed at every inner step
-// (n*d doubles of tape instead of n), and popped back in the inner reverse loop.
-// Remove the XFAIL line when it is fixed.
 //
 // RUN: %mpiad-emit %s -o - | FileCheck %s
 

@@ -1,7 +1,4 @@
 // A global variable that would carry derivatives.
-// XFAIL: *
-// Known tool bug (reported to the lead): the caret is on '=' (column 9), not on the global 'g_acc' the message names.
-// Remove the XFAIL line when it is fixed.
 //
 // RUN: rm -f %t.out
 // RUN: not %mpiad-emit %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not error:

@@ -1,10 +1,6 @@
 // The adjoint's name (here the default f_b) is already taken by a function of the
 // file: a located error at the pragma, not a C compiler error in a temporary file
 // after the fact (with -c) or a generated file that does not compile.
-// XFAIL: *
-// Known tool bug (reported to the lead): accepted; `mpiad-cc -c` then fails in
-// /tmp/mpiad-XXXX.c with "conflicting types for 'f_b'".
-// Remove the XFAIL line when it is fixed (and pin the exact column and wording).
 //
 // RUN: rm -f %t.out
 // RUN: not %mpiad-emit %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not error:

@@ -1,7 +1,4 @@
 // A recursive callee; the calls that lead to it are notes.
-// XFAIL: *
-// Known tool bug (reported to the lead): the notes are printed as 'error: note: ...' (errors, counted in 'N errors generated') instead of 'note:'.
-// Remove the XFAIL line when it is fixed.
 //
 // RUN: rm -f %t.out
 // RUN: not %mpiad-emit %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not error:

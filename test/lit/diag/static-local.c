@@ -1,7 +1,4 @@
 // A static local of floating type: one error, no follow-up errors about its uses.
-// XFAIL: *
-// Known tool bug (reported to the lead): each use of 'acc' adds 'error: internal: reference to an undeclared variable'.
-// Remove the XFAIL line when it is fixed.
 //
 // RUN: rm -f %t.out
 // RUN: not %mpiad-emit %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not error:
