@@ -398,6 +398,223 @@ double mpiad_adjoint_directional(const mpiad_input *in, double *const *x_b,
 int mpiad_check_close(const char *label, double got, double want, double rtol,
                       double atol, MPI_Comm comm);
 
+/* ------------------------------------------------------------------------- */
+/* Adjoints of MPI communication (adjoint_comm.c)                            */
+/* ------------------------------------------------------------------------- */
+/* The generated code calls, for each MPI call of a differentiated function, a
+ * forward-sweep call (the primal MPI call itself, or one of the recording
+ * *_fwd variants below) and, in the reverse sweep, the matching *_rev helper.
+ *
+ * Conventions (every helper):
+ *   - Shadows ("_b" buffers) hold adjoints.  An input buffer's adjoint is
+ *     ACCUMULATED (+=); an output buffer's adjoint is read and then ZEROED.
+ *   - partial = 1: the output's adjoint is a per-rank share whose sum over
+ *     ranks is the true adjoint (summed by the helper); partial = 0: every
+ *     rank holds the same, exact adjoint of a replicated output (no
+ *     communication is done for it).
+ *   - A NULL shadow means "no derivative on this rank": the helper still takes
+ *     part in the communication (sending zeros, receiving and discarding), so
+ *     that no peer deadlocks.
+ *   - MPI_IN_PLACE: where the primal used MPI_IN_PLACE, pass MPI_IN_PLACE for
+ *     the matching shadow; the input's adjoint then lives in (is written to)
+ *     the shadow of the buffer that held the input, per MPI's in-place rule
+ *     for that call (for Scatter(v) the in-place buffer is recv_b at the
+ *     root).
+ *   - Datatypes: MPI_DOUBLE and MPI_FLOAT (both sides of a call the same);
+ *     anything else gives MPIAD_ERR_ARG.  Float arithmetic is done in double
+ *     and rounded once per stored value.
+ *   - Counts and layouts are the primal call's arguments.
+ *   - Collective helpers are collective over comm (every rank calls them, in
+ *     the same order as the primal calls in reverse).  Errors: MPIAD_ERR_ARG
+ *     (bad type/op/count, detected before any MPI call), MPIAD_ERR_NOMEM,
+ *     MPIAD_ERR_MPI.  A rank that fails skips the collective: treat every
+ *     error as fatal.
+ *   - Memory: one process-global scratch buffer that grows and is reused
+ *     (no allocation per call in steady state); the PROD datatypes/ops are
+ *     created on first use; everything is freed at MPI_Finalize.
+ *   - The *_fwd recording variants push onto the tape; the matching *_rev
+ *     pops exactly that, so the pairs must be called in LIFO order with the
+ *     rest of the tape. */
+
+/** Forward sweep of MPI_Allreduce with op in {MPI_SUM, MPI_PROD, MPI_MAX,
+ *  MPI_MIN} (send may be MPI_IN_PLACE).  Exactly one MPI collective call.
+ *  Records: SUM nothing; PROD the local inputs and, per element, the product
+ *  of the non-zero inputs over ranks and the number of zero inputs (one
+ *  Allreduce on such pairs with a user-defined op; the result is 0 (+0.0)
+ *  where some input is zero, else the product); MAX/MIN one bit per element
+ *  telling whether this rank holds the selected extreme (MPI_MAXLOC /
+ *  MPI_MINLOC on value/rank pairs: ties go to the LOWEST rank). */
+mpiad_result_t mpiad_allreduce_fwd(const void *send, void *recv, int count,
+                                   MPI_Datatype t, MPI_Op op, MPI_Comm comm);
+
+/** Reverse of mpiad_allreduce_fwd (pops what it pushed).  If partial, one
+ *  MPI_Allreduce SUM of recv_b in place; then send_b[k] += recv_b[k] * d_k
+ *  with d_k = 1 (SUM), the product of the other ranks' inputs (PROD; exact
+ *  with zeros, never NaN from a zero), 1 on the owner rank and 0 elsewhere
+ *  (MAX/MIN); then recv_b = 0.  send_b == MPI_IN_PLACE (primal in place):
+ *  recv_b[k] = the contribution instead.  No communication if !partial. */
+mpiad_result_t mpiad_allreduce_rev(void *send_b, void *recv_b, int count,
+                                   MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                                   int partial);
+
+/** Forward sweep of MPI_Reduce to root (op as for allreduce; send may be
+ *  MPI_IN_PLACE at the root).  One MPI_Reduce.  Records: PROD the local
+ *  inputs on every rank and the (product of non-zeros, zero count) pairs at
+ *  the root; MAX/MIN the owner rank of every element at the root
+ *  (MAXLOC/MINLOC, ties to the lowest rank); SUM nothing. */
+mpiad_result_t mpiad_reduce_fwd(const void *send, void *recv, int count,
+                                MPI_Datatype t, MPI_Op op, int root,
+                                MPI_Comm comm);
+
+/** Reverse of mpiad_reduce_fwd: the root broadcasts recv_b packed with the
+ *  per-element data the other ranks need (owner rank, or product of
+ *  non-zeros and zero count) in ONE MPI_Bcast; every rank accumulates into
+ *  send_b; the root zeroes recv_b (in place at the root: send_b ==
+ *  MPI_IN_PLACE and recv_b receives the root's contribution).  recv_b is
+ *  ignored (may be NULL) on the other ranks. */
+mpiad_result_t mpiad_reduce_rev(void *send_b, void *recv_b, int count,
+                                MPI_Datatype t, MPI_Op op, int root,
+                                MPI_Comm comm);
+
+/** Reverse of MPI_Bcast (buf is input at the root, output everywhere).
+ *  partial: one MPI_Reduce SUM of buf_b to the root in place (the root gets
+ *  the sum, the other ranks 0).  Exact: the other ranks zero buf_b, the root
+ *  keeps it; no communication. */
+mpiad_result_t mpiad_bcast_rev(void *buf_b, int count, MPI_Datatype t, int root,
+                               MPI_Comm comm, int partial);
+
+/** Reverse of MPI_Allgather.  Exact: send_b += this rank's slice of recv_b
+ *  (no communication); partial: one MPI_Reduce_scatter_block SUM of recv_b
+ *  gives the slice's true adjoint, accumulated into send_b.  recv_b = 0.
+ *  send_b == MPI_IN_PLACE: the slice of recv_b receives the adjoint. */
+mpiad_result_t mpiad_allgather_rev(void *send_b, int sendcount, void *recv_b,
+                                   int recvcount, MPI_Datatype t, MPI_Comm comm,
+                                   int partial);
+
+/** Reverse of MPI_Allgatherv, as mpiad_allgather_rev (partial: one
+ *  MPI_Reduce_scatter; recv_b is packed first when displs are not the
+ *  prefix sums of recvcounts).  Only the segments of recv_b are zeroed. */
+mpiad_result_t mpiad_allgatherv_rev(void *send_b, int sendcount, void *recv_b,
+                                    const int *recvcounts, const int *displs,
+                                    MPI_Datatype t, MPI_Comm comm, int partial);
+
+/** Reverse of MPI_Gather to root: one MPI_Scatter of the root's recv_b,
+ *  accumulated into send_b; the root zeroes recv_b (in place at the root:
+ *  send_b == MPI_IN_PLACE, the root's slice of recv_b is kept). */
+mpiad_result_t mpiad_gather_rev(void *send_b, int sendcount, void *recv_b,
+                                int recvcount, MPI_Datatype t, int root,
+                                MPI_Comm comm);
+
+/** Reverse of MPI_Gatherv: one MPI_Scatterv, as mpiad_gather_rev. */
+mpiad_result_t mpiad_gatherv_rev(void *send_b, int sendcount, void *recv_b,
+                                 const int *recvcounts, const int *displs,
+                                 MPI_Datatype t, int root, MPI_Comm comm);
+
+/** Reverse of MPI_Scatter from root: one MPI_Gather of recv_b to the root,
+ *  which accumulates into send_b; recv_b = 0.  In place at the root (primal
+ *  recvbuf == MPI_IN_PLACE): pass recv_b = MPI_IN_PLACE there; the root's
+ *  own slice of send_b is left as it is. */
+mpiad_result_t mpiad_scatter_rev(void *send_b, int sendcount, void *recv_b,
+                                 int recvcount, MPI_Datatype t, int root,
+                                 MPI_Comm comm);
+
+/** Reverse of MPI_Scatterv: one MPI_Gatherv (into packed scratch, so
+ *  overlapping send segments are handled), as mpiad_scatter_rev. */
+mpiad_result_t mpiad_scatterv_rev(void *send_b, const int *sendcounts,
+                                  const int *displs, void *recv_b,
+                                  int recvcount, MPI_Datatype t, int root,
+                                  MPI_Comm comm);
+
+/** Reverse of MPI_Reduce_scatter_block with MPI_SUM: one MPI_Allgather of
+ *  recv_b, accumulated into send_b (recvcount * size elements); recv_b = 0.
+ *  send_b == MPI_IN_PLACE: recv_b (recvcount * size elements) receives it. */
+mpiad_result_t mpiad_reduce_scatter_block_rev(void *send_b, void *recv_b,
+                                              int recvcount, MPI_Datatype t,
+                                              MPI_Comm comm);
+
+/** Reverse of MPI_Reduce_scatter with MPI_SUM: one MPI_Allgatherv, as
+ *  mpiad_reduce_scatter_block_rev. */
+mpiad_result_t mpiad_reduce_scatter_rev(void *send_b, void *recv_b,
+                                        const int *recvcounts, MPI_Datatype t,
+                                        MPI_Comm comm);
+
+/** Reverse of MPI_Alltoall: one MPI_Alltoall of recv_b with the layouts
+ *  swapped, accumulated into send_b; recv_b = 0.  send_b == MPI_IN_PLACE:
+ *  one in-place MPI_Alltoall on recv_b. */
+mpiad_result_t mpiad_alltoall_rev(void *send_b, int sendcount, void *recv_b,
+                                  int recvcount, MPI_Datatype t, MPI_Comm comm);
+
+/** Reverse of MPI_Alltoallv: one MPI_Alltoallv with the layouts swapped
+ *  (received packed, then accumulated at sdispls); the segments of recv_b
+ *  are zeroed.  send_b == MPI_IN_PLACE: one in-place MPI_Alltoallv. */
+mpiad_result_t mpiad_alltoallv_rev(void *send_b, const int *sendcounts,
+                                   const int *sdispls, void *recv_b,
+                                   const int *recvcounts, const int *rdispls,
+                                   MPI_Datatype t, MPI_Comm comm);
+
+/** Reverse of MPI_Scan with MPI_SUM: send_b[r] += sum over q >= r of
+ *  recv_b[q], by ONE MPI_Scan on a rank-reversed communicator (made once per
+ *  communicator by MPI_Comm_split, cached as an attribute of comm and freed
+ *  with it); recv_b = 0 (in place: recv_b = the contribution). */
+mpiad_result_t mpiad_scan_rev(void *send_b, void *recv_b, int count,
+                              MPI_Datatype t, MPI_Comm comm);
+
+/** Reverse of MPI_Exscan with MPI_SUM: send_b[r] += sum over q > r of
+ *  recv_b[q] (one MPI_Exscan on the reversed communicator).  Rank 0's
+ *  recv_b is ignored and left untouched (its primal output is undefined);
+ *  in place at rank 0, recv_b receives its contribution. */
+mpiad_result_t mpiad_exscan_rev(void *send_b, void *recv_b, int count,
+                                MPI_Datatype t, MPI_Comm comm);
+
+/** Reverse of MPI_Send / MPI_Ssend: receives count elements from dest with
+ *  tag into scratch and accumulates them into send_b (NULL: discarded). */
+mpiad_result_t mpiad_send_rev(void *send_b, int count, MPI_Datatype t, int dest,
+                              int tag, MPI_Comm comm);
+
+/** Forward sweep of MPI_Recv: receives, then pushes the ACTUAL source, tag
+ *  and element count from the status (status may be MPI_STATUS_IGNORE;
+ *  otherwise it is filled as by MPI_Recv). */
+mpiad_result_t mpiad_recv_fwd(void *buf, int count, MPI_Datatype t, int source,
+                              int tag, MPI_Comm comm, MPI_Status *status);
+
+/** Reverse of mpiad_recv_fwd: pops the actual source, tag and count n, sends
+ *  recv_b[0..n) (zeros if recv_b is NULL) back to that source with that tag,
+ *  then zeroes recv_b[0..n).  Nothing is sent for MPI_PROC_NULL. */
+mpiad_result_t mpiad_recv_rev(void *recv_b, int count, MPI_Datatype t,
+                              MPI_Comm comm);
+
+/** Forward sweep of MPI_Sendrecv: the call, then the actual source, tag and
+ *  count of the receive are pushed. */
+mpiad_result_t mpiad_sendrecv_fwd(const void *sendbuf, int sendcount,
+                                  MPI_Datatype st, int dest, int sendtag,
+                                  void *recvbuf, int recvcount, MPI_Datatype rt,
+                                  int source, int recvtag, MPI_Comm comm,
+                                  MPI_Status *status);
+
+/** Reverse of mpiad_sendrecv_fwd: one MPI_Sendrecv sending recv_b[0..n) to
+ *  the actual source with the actual tag (recvtag is not used) and receiving
+ *  sendcount elements from dest with sendtag into scratch; send_b +=
+ *  scratch; recv_b[0..n) = 0.  NULL shadows: zeros sent / data discarded. */
+mpiad_result_t mpiad_sendrecv_rev(void *send_b, int sendcount, MPI_Datatype st,
+                                  int dest, int sendtag, void *recv_b,
+                                  int recvcount, MPI_Datatype rt, int recvtag,
+                                  MPI_Comm comm);
+
+/** Forward sweep of MPI_Sendrecv_replace (records source, tag, count). */
+mpiad_result_t mpiad_sendrecv_replace_fwd(void *buf, int count, MPI_Datatype t,
+                                          int dest, int sendtag, int source,
+                                          int recvtag, MPI_Comm comm,
+                                          MPI_Status *status);
+
+/** Reverse of mpiad_sendrecv_replace_fwd: MPI_Sendrecv_replace(buf_b, count,
+ *  t, actual source, actual tag, dest, sendtag) (recvtag is not used).  When
+ *  fewer than count elements were received (or dest is MPI_PROC_NULL, or
+ *  buf_b is NULL) one MPI_Sendrecv through scratch is used instead, and the
+ *  adjoint of the elements the receive did not overwrite is kept. */
+mpiad_result_t mpiad_sendrecv_replace_rev(void *buf_b, int count,
+                                          MPI_Datatype t, int dest, int sendtag,
+                                          int recvtag, MPI_Comm comm);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -928,8 +928,14 @@ public:
       if (b && b->active)
         anyActive = true;
     }
-    if (r.pointToPoint && pointToPointActive())
+    if (r.pointToPoint && pointToPointActive()) {
       anyActive = true;
+      // A wildcard-source receive could match a peer's adjoint message if
+      // that peer starts its reverse sweep early: separate the sweeps.
+      int src = r.argIndex("source");
+      if (src >= 0 && args[src]->text == "MPI_ANY_SOURCE")
+        sweepBarrier = commText;
+    }
     if (anyActive) {
       for (size_t i = 0; i < r.args.size(); ++i) {
         const CommArg &a = r.args[i];
@@ -1073,6 +1079,7 @@ public:
     return {fwd, rev};
   }
   std::set<Var *> createdComms;
+  std::string sweepBarrier; // communicator to synchronise between sweeps
 };
 
 /// Variables referenced anywhere in a block.
@@ -1558,6 +1565,12 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
   body += "\n  /* forward sweep */\n";
   printBlock(sweeps.first, 1, body);
   body += "\n  /* reverse sweep */\n";
+  if (!G.sweepBarrier.empty()) {
+    body += "  /* every rank has received its forward messages before any "
+            "adjoint message\n     is sent (a wildcard receive could take "
+            "one) */\n";
+    body += "  MPI_Barrier(" + G.sweepBarrier + ");\n";
+  }
   printBlock(seed, 1, body);
   printBlock(sweeps.second, 1, body);
   if (!epilogue.empty()) {

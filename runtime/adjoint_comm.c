@@ -1,0 +1,1324 @@
+/*
+ * adjoint_comm.c - adjoints of MPI communication: recording forward
+ * variants (Allreduce/Reduce with PROD/MAX/MIN, Recv, Sendrecv,
+ * Sendrecv_replace) and reverse-sweep helpers for the collectives and
+ * point-to-point calls (see the "Adjoints of MPI communication" section of
+ * mpiad.h for the contract).
+ *
+ * Element types: MPI_DOUBLE and MPI_FLOAT.  The code is generic over an
+ * element kind (K_F64 / K_F32); arithmetic on float data is done in double and
+ * rounded once when stored.
+ *
+ * Memory: one process-global scratch buffer for data and one for int arrays
+ * (packed displacements); both grow and are reused, so a steady state
+ * allocates nothing.  The derived datatypes and user-defined operations used
+ * for PROD are created on first use.  Everything is released when MPI is
+ * finalized (a delete callback of an attribute on MPI_COMM_SELF).
+ */
+#include "mpiad.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* ------------------------------------------------------------------------- */
+/* Element kinds                                                             */
+/* ------------------------------------------------------------------------- */
+
+enum { K_F64 = 0, K_F32 = 1 };
+
+/* Sets *kind and *esz for MPI_DOUBLE / MPI_FLOAT; returns 0 for other
+ * types. */
+static int type_kind(MPI_Datatype t, int *kind, size_t *esz) {
+  if (t == MPI_DOUBLE) {
+    *kind = K_F64;
+    *esz = sizeof(double);
+    return 1;
+  }
+  if (t == MPI_FLOAT) {
+    *kind = K_F32;
+    *esz = sizeof(float);
+    return 1;
+  }
+  return 0;
+}
+
+static inline double ld(const void *p, size_t k, int kind) {
+  return kind == K_F64 ? ((const double *)p)[k] : (double)((const float *)p)[k];
+}
+
+static inline void st(void *p, size_t k, int kind, double v) {
+  if (kind == K_F64)
+    ((double *)p)[k] = v;
+  else
+    ((float *)p)[k] = (float)v;
+}
+
+/* dst[k] += src[k], k < n.  dst NULL: nothing (no derivative there). */
+static void acc(void *dst, const void *src, size_t n, int kind) {
+  if (!dst || n == 0)
+    return;
+  if (kind == K_F64) {
+    double *d = dst;
+    const double *s = src;
+    for (size_t k = 0; k < n; ++k)
+      d[k] += s[k];
+  } else {
+    float *d = dst;
+    const float *s = src;
+    for (size_t k = 0; k < n; ++k)
+      d[k] += s[k];
+  }
+}
+
+/* Zeroes n elements of size esz at element offset off of p (NULL: nothing). */
+static void zero(void *p, size_t off, size_t n, size_t esz) {
+  if (p && n > 0)
+    memset((unsigned char *)p + off * esz, 0, n * esz);
+}
+
+static void *at(void *p, size_t off, size_t esz) {
+  return (unsigned char *)p + off * esz;
+}
+
+/* Tape stack of an element kind. */
+static int stack_of(int kind) {
+  return kind == K_F64 ? MPIAD_IMPL_STACK_F64 : MPIAD_IMPL_STACK_F32;
+}
+
+static void tpush(int which, const void *src, size_t bytes) {
+  if (bytes > 0)
+    mpiad_impl_push(which, src, bytes);
+}
+
+static void tpop(int which, void *dst, size_t bytes) {
+  if (bytes > 0)
+    mpiad_impl_pop(which, dst, bytes);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Scratch storage                                                           */
+/* ------------------------------------------------------------------------- */
+
+/* Process-global data scratch (16-byte granules, so that carved regions stay
+ * aligned for double and for the value/index pair structs). */
+static void *scratch;
+static size_t scratch_cap;
+/* Process-global int scratch (packed displacements). */
+static int *iscratch;
+static size_t iscratch_cap;
+
+#define GRAIN ((size_t)16)
+static size_t round_up(size_t b) { return (b + GRAIN - 1) / GRAIN * GRAIN; }
+
+/* Makes the data scratch at least `bytes` long; contents are not kept. */
+static int reserve(size_t bytes) {
+  if (bytes <= scratch_cap)
+    return 1;
+  size_t cap = 2 * scratch_cap > bytes ? 2 * scratch_cap : bytes;
+  if (cap < 4096)
+    cap = 4096;
+  void *p = malloc(cap);
+  if (!p)
+    return 0;
+  free(scratch);
+  scratch = p;
+  scratch_cap = cap;
+  return 1;
+}
+
+static int ireserve(size_t n) {
+  if (n <= iscratch_cap)
+    return 1;
+  size_t cap = 2 * iscratch_cap > n ? 2 * iscratch_cap : n;
+  if (cap < 64)
+    cap = 64;
+  int *p = malloc(cap * sizeof *p);
+  if (!p)
+    return 0;
+  free(iscratch);
+  iscratch = p;
+  iscratch_cap = cap;
+  return 1;
+}
+
+/* Carves the scratch into up to 4 regions of the given byte sizes (a size of
+ * 0 gives a valid, unused pointer).  Returns 0 if memory ran out. */
+static int carve(size_t b0, void **r0, size_t b1, void **r1, size_t b2,
+                 void **r2, size_t b3, void **r3) {
+  size_t o1 = round_up(b0), o2 = o1 + round_up(b1), o3 = o2 + round_up(b2);
+  if (!reserve(o3 + round_up(b3) + GRAIN))
+    return 0;
+  unsigned char *s = scratch;
+  if (r0)
+    *r0 = s;
+  if (r1)
+    *r1 = s + o1;
+  if (r2)
+    *r2 = s + o2;
+  if (r3)
+    *r3 = s + o3;
+  return 1;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Lazily created MPI objects, freed at MPI_Finalize                          */
+/* ------------------------------------------------------------------------- */
+
+static int initialized;
+static int self_keyval = MPI_KEYVAL_INVALID;
+static MPI_Datatype pair_type[2] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+static MPI_Op prod_op[2] = {MPI_OP_NULL, MPI_OP_NULL};
+static int rev_keyval = MPI_KEYVAL_INVALID;
+
+/* PROD pairs (prod of the non-zero inputs, number of zero inputs). */
+static void prod_pair_f64(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  (void)dt;
+  const double *a = in;
+  double *b = inout;
+  for (int i = 0; i < *len; ++i) {
+    b[2 * i] *= a[2 * i];
+    b[2 * i + 1] += a[2 * i + 1];
+  }
+}
+
+static void prod_pair_f32(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  (void)dt;
+  const float *a = in;
+  float *b = inout;
+  for (int i = 0; i < *len; ++i) {
+    b[2 * i] *= a[2 * i];
+    b[2 * i + 1] += a[2 * i + 1];
+  }
+}
+
+/* Runs first in MPI_Finalize (attributes of MPI_COMM_SELF are deleted
+ * before anything else is torn down): frees everything this file made. */
+static int finalize_cb(MPI_Comm comm, int keyval, void *attr, void *extra) {
+  (void)comm;
+  (void)attr;
+  (void)extra;
+  for (int k = 0; k < 2; ++k) {
+    if (prod_op[k] != MPI_OP_NULL)
+      MPI_Op_free(&prod_op[k]);
+    if (pair_type[k] != MPI_DATATYPE_NULL)
+      MPI_Type_free(&pair_type[k]);
+  }
+  if (rev_keyval != MPI_KEYVAL_INVALID)
+    MPI_Comm_free_keyval(&rev_keyval);
+  MPI_Comm_free_keyval(&keyval);
+  self_keyval = MPI_KEYVAL_INVALID;
+  free(scratch);
+  scratch = NULL;
+  scratch_cap = 0;
+  free(iscratch);
+  iscratch = NULL;
+  iscratch_cap = 0;
+  initialized = 0;
+  return MPI_SUCCESS;
+}
+
+static mpiad_result_t ensure_init(void) {
+  if (initialized)
+    return MPIAD_SUCCESS;
+  MPIAD_CHECK_MPI(MPI_Type_contiguous(2, MPI_DOUBLE, &pair_type[K_F64]));
+  MPIAD_CHECK_MPI(MPI_Type_commit(&pair_type[K_F64]));
+  MPIAD_CHECK_MPI(MPI_Type_contiguous(2, MPI_FLOAT, &pair_type[K_F32]));
+  MPIAD_CHECK_MPI(MPI_Type_commit(&pair_type[K_F32]));
+  MPIAD_CHECK_MPI(MPI_Op_create(prod_pair_f64, 1, &prod_op[K_F64]));
+  MPIAD_CHECK_MPI(MPI_Op_create(prod_pair_f32, 1, &prod_op[K_F32]));
+  MPIAD_CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_cb,
+                                         &self_keyval, NULL));
+  MPIAD_CHECK_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL));
+  initialized = 1;
+  return MPIAD_SUCCESS;
+}
+
+static int is_extreme_op(MPI_Op op) { return op == MPI_MAX || op == MPI_MIN; }
+
+static int valid_reduce_op(MPI_Op op) {
+  return op == MPI_SUM || op == MPI_PROD || is_extreme_op(op);
+}
+
+/* Value/rank pairs with the layouts of MPI_DOUBLE_INT and MPI_FLOAT_INT. */
+typedef struct {
+  double v;
+  int i;
+} pair_di;
+typedef struct {
+  float v;
+  int i;
+} pair_fi;
+
+static size_t loc_size(int kind) {
+  return kind == K_F64 ? sizeof(pair_di) : sizeof(pair_fi);
+}
+
+static MPI_Datatype loc_type(int kind) {
+  return kind == K_F64 ? MPI_DOUBLE_INT : MPI_FLOAT_INT;
+}
+
+static void loc_fill(void *pairs, const void *x, size_t n, int kind, int rank) {
+  if (kind == K_F64) {
+    pair_di *p = pairs;
+    for (size_t k = 0; k < n; ++k) {
+      p[k].v = ((const double *)x)[k];
+      p[k].i = rank;
+    }
+  } else {
+    pair_fi *p = pairs;
+    for (size_t k = 0; k < n; ++k) {
+      p[k].v = ((const float *)x)[k];
+      p[k].i = rank;
+    }
+  }
+}
+
+static double loc_v(const void *pairs, size_t k, int kind) {
+  return kind == K_F64 ? ((const pair_di *)pairs)[k].v
+                       : (double)((const pair_fi *)pairs)[k].v;
+}
+
+static int loc_i(const void *pairs, size_t k, int kind) {
+  return kind == K_F64 ? ((const pair_di *)pairs)[k].i
+                       : ((const pair_fi *)pairs)[k].i;
+}
+
+/* PROD pairs from the inputs: (x or 1 if x == 0, 1 if x == 0 else 0). */
+static void prod_fill(void *pairs, const void *x, size_t n, int kind) {
+  for (size_t k = 0; k < n; ++k) {
+    double v = ld(x, k, kind);
+    st(pairs, 2 * k, kind, v == 0.0 ? 1.0 : v);
+    st(pairs, 2 * k + 1, kind, v == 0.0 ? 1.0 : 0.0);
+  }
+}
+
+/* Derivative of the product over ranks with respect to this rank's input x:
+ * the product of the other ranks' inputs, exact with zeros, never NaN
+ * (unless the data are not finite). */
+static double prod_deriv(double x, double prod_nonzero, double zero_count) {
+  if (zero_count == 0.0)
+    return x != 0.0 ? prod_nonzero / x : 0.0;
+  if (zero_count == 1.0 && x == 0.0)
+    return prod_nonzero;
+  return 0.0;
+}
+
+/* Words of 64 owner flags for n elements. */
+static size_t flag_words(size_t n) { return (n + 63) / 64; }
+
+/* Words of 64 bits holding n int32 owner ranks. */
+static size_t rank_words(size_t n) { return (n + 1) / 2; }
+
+/* ------------------------------------------------------------------------- */
+/* Allreduce                                                                 */
+/* ------------------------------------------------------------------------- */
+
+mpiad_result_t mpiad_allreduce_fwd(const void *send, void *recv, int count,
+                                   MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  int kind, rank;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || !valid_reduce_op(op) || count < 0 ||
+      (count > 0 && (!recv || !send)))
+    return MPIAD_ERR_ARG;
+  if (op == MPI_SUM) {
+    MPIAD_CHECK_MPI(MPI_Allreduce(send, recv, count, t, op, comm));
+    return MPIAD_SUCCESS;
+  }
+  size_t n = (size_t)count;
+  const void *x = send == MPI_IN_PLACE ? recv : send;
+  if (op == MPI_PROD) {
+    void *pairs;
+    MPIAD_CHECK(ensure_init());
+    if (!carve(2 * n * esz, &pairs, 0, NULL, 0, NULL, 0, NULL))
+      return MPIAD_ERR_NOMEM;
+    prod_fill(pairs, x, n, kind);
+    tpush(stack_of(kind), x, n * esz);
+    MPIAD_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, pairs, count, pair_type[kind],
+                                  prod_op[kind], comm));
+    tpush(stack_of(kind), pairs, 2 * n * esz);
+    for (size_t k = 0; k < n; ++k)
+      st(recv, k, kind,
+         ld(pairs, 2 * k + 1, kind) > 0.0 ? 0.0 : ld(pairs, 2 * k, kind));
+    return MPIAD_SUCCESS;
+  }
+  /* MAX / MIN */
+  void *pairs, *flags;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  if (!carve(n * loc_size(kind), &pairs, flag_words(n) * 8, &flags, 0, NULL, 0,
+             NULL))
+    return MPIAD_ERR_NOMEM;
+  loc_fill(pairs, x, n, kind, rank);
+  MPIAD_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, pairs, count, loc_type(kind),
+                                op == MPI_MAX ? MPI_MAXLOC : MPI_MINLOC, comm));
+  uint64_t *fw = flags;
+  memset(fw, 0, flag_words(n) * 8);
+  for (size_t k = 0; k < n; ++k) {
+    st(recv, k, kind, loc_v(pairs, k, kind));
+    if (loc_i(pairs, k, kind) == rank)
+      fw[k / 64] |= (uint64_t)1 << (k % 64);
+  }
+  tpush(MPIAD_IMPL_STACK_I64, fw, flag_words(n) * 8);
+  return MPIAD_SUCCESS;
+}
+
+mpiad_result_t mpiad_allreduce_rev(void *send_b, void *recv_b, int count,
+                                   MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                                   int partial) {
+  int kind;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || !valid_reduce_op(op) || count < 0)
+    return MPIAD_ERR_ARG;
+  size_t n = (size_t)count;
+  int in_place = send_b == MPI_IN_PLACE;
+  void *ybar, *x = NULL, *pairs = NULL, *flags = NULL;
+  size_t tape_b = op == MPI_PROD  ? 3 * n * esz
+                  : op == MPI_SUM ? 0
+                                  : flag_words(n) * 8;
+  if (!carve(recv_b ? 0 : n * esz, &ybar, tape_b, &x, 0, NULL, 0, NULL))
+    return MPIAD_ERR_NOMEM;
+  if (recv_b)
+    ybar = recv_b;
+  else
+    zero(ybar, 0, n, esz);
+  if (op == MPI_PROD) {
+    pairs = at(x, n, esz);
+    tpop(stack_of(kind), pairs, 2 * n * esz);
+    tpop(stack_of(kind), x, n * esz);
+  } else if (op != MPI_SUM) {
+    flags = x;
+    tpop(MPIAD_IMPL_STACK_I64, flags, flag_words(n) * 8);
+  }
+  if (partial && count > 0)
+    MPIAD_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, ybar, count, t, MPI_SUM, comm));
+  if (!recv_b)
+    return MPIAD_SUCCESS; /* contributions are zero; nothing to write */
+  const uint64_t *fw = flags;
+  for (size_t k = 0; k < n; ++k) {
+    double y = ld(ybar, k, kind), d;
+    if (op == MPI_SUM)
+      d = 1.0;
+    else if (op == MPI_PROD)
+      d = prod_deriv(ld(x, k, kind), ld(pairs, 2 * k, kind),
+                     ld(pairs, 2 * k + 1, kind));
+    else
+      d = (fw[k / 64] >> (k % 64)) & 1 ? 1.0 : 0.0;
+    double g = d != 0.0 ? y * d : 0.0;
+    if (in_place) {
+      st(recv_b, k, kind, g);
+    } else {
+      if (send_b)
+        st(send_b, k, kind, ld(send_b, k, kind) + g);
+      st(recv_b, k, kind, 0.0);
+    }
+  }
+  return MPIAD_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Reduce                                                                    */
+/* ------------------------------------------------------------------------- */
+
+mpiad_result_t mpiad_reduce_fwd(const void *send, void *recv, int count,
+                                MPI_Datatype t, MPI_Op op, int root,
+                                MPI_Comm comm) {
+  int kind, rank;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || !valid_reduce_op(op) || count < 0)
+    return MPIAD_ERR_ARG;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  int is_root = rank == root;
+  if (count > 0 &&
+      (!send || (is_root && !recv) || (!is_root && send == MPI_IN_PLACE)))
+    return MPIAD_ERR_ARG;
+  if (op == MPI_SUM) {
+    MPIAD_CHECK_MPI(MPI_Reduce(send, recv, count, t, op, root, comm));
+    return MPIAD_SUCCESS;
+  }
+  size_t n = (size_t)count;
+  const void *x = send == MPI_IN_PLACE ? recv : send;
+  if (op == MPI_PROD) {
+    void *pairs;
+    MPIAD_CHECK(ensure_init());
+    if (!carve(2 * n * esz, &pairs, 0, NULL, 0, NULL, 0, NULL))
+      return MPIAD_ERR_NOMEM;
+    prod_fill(pairs, x, n, kind);
+    tpush(stack_of(kind), x, n * esz);
+    MPIAD_CHECK_MPI(MPI_Reduce(is_root ? MPI_IN_PLACE : pairs,
+                               is_root ? pairs : NULL, count, pair_type[kind],
+                               prod_op[kind], root, comm));
+    if (is_root) {
+      tpush(stack_of(kind), pairs, 2 * n * esz);
+      for (size_t k = 0; k < n; ++k)
+        st(recv, k, kind,
+           ld(pairs, 2 * k + 1, kind) > 0.0 ? 0.0 : ld(pairs, 2 * k, kind));
+    }
+    return MPIAD_SUCCESS;
+  }
+  /* MAX / MIN: the root records the owner rank of every element. */
+  void *pairs, *owners;
+  if (!carve(n * loc_size(kind), &pairs, rank_words(n) * 8, &owners, 0, NULL, 0,
+             NULL))
+    return MPIAD_ERR_NOMEM;
+  loc_fill(pairs, x, n, kind, rank);
+  MPIAD_CHECK_MPI(MPI_Reduce(
+      is_root ? MPI_IN_PLACE : pairs, is_root ? pairs : NULL, count,
+      loc_type(kind), op == MPI_MAX ? MPI_MAXLOC : MPI_MINLOC, root, comm));
+  if (is_root) {
+    int32_t *ow = owners;
+    memset(ow, 0, rank_words(n) * 8);
+    for (size_t k = 0; k < n; ++k) {
+      st(recv, k, kind, loc_v(pairs, k, kind));
+      ow[k] = loc_i(pairs, k, kind);
+    }
+    tpush(MPIAD_IMPL_STACK_I64, ow, rank_words(n) * 8);
+  }
+  return MPIAD_SUCCESS;
+}
+
+mpiad_result_t mpiad_reduce_rev(void *send_b, void *recv_b, int count,
+                                MPI_Datatype t, MPI_Op op, int root,
+                                MPI_Comm comm) {
+  int kind, rank;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || !valid_reduce_op(op) || count < 0)
+    return MPIAD_ERR_ARG;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  int is_root = rank == root;
+  if (!is_root && send_b == MPI_IN_PLACE)
+    return MPIAD_ERR_ARG;
+  size_t n = (size_t)count;
+  /* Broadcast pack: ybar, then per element (PROD) prod_nonzero, zero_count or
+   * (MAX/MIN) the owner rank, as values of type t. */
+  size_t per = op == MPI_SUM ? 1 : op == MPI_PROD ? 3 : 2;
+  void *pack, *x, *tape;
+  if (!carve(per * n * esz, &pack, n * esz, &x, 2 * n * esz + rank_words(n) * 8,
+             &tape, 0, NULL))
+    return MPIAD_ERR_NOMEM;
+  if (op == MPI_PROD) {
+    if (is_root) {
+      tpop(stack_of(kind), tape, 2 * n * esz);
+      for (size_t k = 0; k < n; ++k) {
+        st(pack, n + k, kind, ld(tape, 2 * k, kind));
+        st(pack, 2 * n + k, kind, ld(tape, 2 * k + 1, kind));
+      }
+    }
+    tpop(stack_of(kind), x, n * esz);
+  } else if (op != MPI_SUM && is_root) {
+    const int32_t *ow = tape;
+    tpop(MPIAD_IMPL_STACK_I64, tape, rank_words(n) * 8);
+    for (size_t k = 0; k < n; ++k)
+      st(pack, n + k, kind, (double)ow[k]);
+  }
+  if (is_root) {
+    if (recv_b)
+      memcpy(pack, recv_b, n * esz);
+    else
+      zero(pack, 0, n, esz);
+  }
+  if (count > 0)
+    MPIAD_CHECK_MPI(MPI_Bcast(pack, (int)(per * n), t, root, comm));
+  int in_place = is_root && send_b == MPI_IN_PLACE;
+  void *dst = in_place ? recv_b : send_b;
+  if (is_root && !in_place)
+    zero(recv_b, 0, n, esz);
+  if (!dst)
+    return MPIAD_SUCCESS;
+  for (size_t k = 0; k < n; ++k) {
+    double y = ld(pack, k, kind), d;
+    if (op == MPI_SUM)
+      d = 1.0;
+    else if (op == MPI_PROD)
+      d = prod_deriv(ld(x, k, kind), ld(pack, n + k, kind),
+                     ld(pack, 2 * n + k, kind));
+    else
+      d = ld(pack, n + k, kind) == (double)rank ? 1.0 : 0.0;
+    double g = d != 0.0 ? y * d : 0.0;
+    st(dst, k, kind, (in_place ? 0.0 : ld(dst, k, kind)) + g);
+  }
+  return MPIAD_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Bcast                                                                     */
+/* ------------------------------------------------------------------------- */
+
+mpiad_result_t mpiad_bcast_rev(void *buf_b, int count, MPI_Datatype t, int root,
+                               MPI_Comm comm, int partial) {
+  int kind, rank;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || count < 0)
+    return MPIAD_ERR_ARG;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  size_t n = (size_t)count;
+  if (partial && count > 0) {
+    void *src = buf_b;
+    if (!src) {
+      if (!carve(n * esz, &src, 0, NULL, 0, NULL, 0, NULL))
+        return MPIAD_ERR_NOMEM;
+      zero(src, 0, n, esz);
+    }
+    if (rank == root)
+      MPIAD_CHECK_MPI(
+          MPI_Reduce(MPI_IN_PLACE, src, count, t, MPI_SUM, root, comm));
+    else
+      MPIAD_CHECK_MPI(MPI_Reduce(src, NULL, count, t, MPI_SUM, root, comm));
+  }
+  if (rank != root)
+    zero(buf_b, 0, n, esz);
+  return MPIAD_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Allgather(v)                                                              */
+/* ------------------------------------------------------------------------- */
+
+/* Common tail: g (n elements) is this rank's input adjoint; slice of recv_b
+ * at off is the in-place input location. */
+static void gather_like_finish(void *send_b, void *recv_b, const void *g,
+                               size_t off, size_t n, int kind, size_t esz) {
+  if (send_b == MPI_IN_PLACE) {
+    if (recv_b)
+      memcpy(at(recv_b, off, esz), g, n * esz);
+  } else {
+    acc(send_b, g, n, kind);
+  }
+}
+
+mpiad_result_t mpiad_allgather_rev(void *send_b, int sendcount, void *recv_b,
+                                   int recvcount, MPI_Datatype t, MPI_Comm comm,
+                                   int partial) {
+  int kind, rank, size;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || recvcount < 0 ||
+      (send_b != MPI_IN_PLACE && sendcount != recvcount))
+    return MPIAD_ERR_ARG;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  size_t n = (size_t)recvcount, total = n * (size_t)size;
+  size_t off = n * (size_t)rank;
+  void *g, *zeros;
+  if (!carve(n * esz, &g, recv_b ? 0 : total * esz, &zeros, 0, NULL, 0, NULL))
+    return MPIAD_ERR_NOMEM;
+  if (partial) {
+    const void *src = recv_b;
+    if (!src) {
+      zero(zeros, 0, total, esz);
+      src = zeros;
+    }
+    if (recvcount > 0)
+      MPIAD_CHECK_MPI(
+          MPI_Reduce_scatter_block(src, g, recvcount, t, MPI_SUM, comm));
+  } else if (recv_b) {
+    memcpy(g, at(recv_b, off, esz), n * esz);
+  } else {
+    zero(g, 0, n, esz);
+  }
+  zero(recv_b, 0, total, esz);
+  gather_like_finish(send_b, recv_b, g, off, n, kind, esz);
+  return MPIAD_SUCCESS;
+}
+
+/* Packed displacements (prefix sums of counts) in the int scratch; returns
+ * the total, or -1 if memory ran out or it does not fit an int. */
+static long long pack_displs(const int *counts, int size, int **displs) {
+  if (!ireserve((size_t)size))
+    return -1;
+  long long s = 0;
+  for (int i = 0; i < size; ++i) {
+    if (counts[i] < 0 || s > INT_MAX)
+      return -1;
+    iscratch[i] = (int)s;
+    s += counts[i];
+  }
+  *displs = iscratch;
+  return s;
+}
+
+/* One past the last element addressed by the segments (counts, displs). */
+static size_t extent(const int *counts, const int *displs, int size) {
+  size_t e = 0;
+  for (int i = 0; i < size; ++i)
+    if (counts[i] > 0 && (size_t)displs[i] + (size_t)counts[i] > e)
+      e = (size_t)displs[i] + (size_t)counts[i];
+  return e;
+}
+
+/* Zeroes the segments of p (NULL: nothing); keeps segment `keep` (-1: none). */
+static void zero_segments(void *p, const int *counts, const int *displs,
+                          int size, int keep, size_t esz) {
+  if (!p)
+    return;
+  for (int i = 0; i < size; ++i)
+    if (i != keep && counts[i] > 0)
+      zero(p, (size_t)displs[i], (size_t)counts[i], esz);
+}
+
+mpiad_result_t mpiad_allgatherv_rev(void *send_b, int sendcount, void *recv_b,
+                                    const int *recvcounts, const int *displs,
+                                    MPI_Datatype t, MPI_Comm comm,
+                                    int partial) {
+  int kind, rank, size;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || !recvcounts || !displs)
+    return MPIAD_ERR_ARG;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  if (recvcounts[rank] < 0 ||
+      (send_b != MPI_IN_PLACE && sendcount != recvcounts[rank]))
+    return MPIAD_ERR_ARG;
+  size_t n = (size_t)recvcounts[rank], off = (size_t)displs[rank];
+  if (partial) {
+    int *pd;
+    long long tot = pack_displs(recvcounts, size, &pd);
+    if (tot < 0)
+      return MPIAD_ERR_ARG;
+    int packed = 1;
+    for (int i = 0; i < size; ++i)
+      packed &= recvcounts[i] == 0 || displs[i] == pd[i];
+    void *g, *buf;
+    int need_pack = !recv_b || !packed;
+    if (!carve(n * esz, &g, need_pack ? (size_t)tot * esz : 0, &buf, 0, NULL, 0,
+               NULL))
+      return MPIAD_ERR_NOMEM;
+    if (need_pack) {
+      for (int i = 0; i < size; ++i) {
+        if (recvcounts[i] == 0)
+          continue;
+        if (recv_b)
+          memcpy(at(buf, (size_t)pd[i], esz),
+                 at(recv_b, (size_t)displs[i], esz),
+                 (size_t)recvcounts[i] * esz);
+        else
+          zero(buf, (size_t)pd[i], (size_t)recvcounts[i], esz);
+      }
+    } else {
+      buf = recv_b;
+    }
+    if (tot > 0)
+      MPIAD_CHECK_MPI(MPI_Reduce_scatter(buf, g, recvcounts, t, MPI_SUM, comm));
+    zero_segments(recv_b, recvcounts, displs, size, -1, esz);
+    gather_like_finish(send_b, recv_b, g, off, n, kind, esz);
+    return MPIAD_SUCCESS;
+  }
+  /* exact: my slice, no communication */
+  if (!recv_b)
+    return MPIAD_SUCCESS;
+  if (send_b == MPI_IN_PLACE) {
+    zero_segments(recv_b, recvcounts, displs, size, rank, esz);
+  } else {
+    acc(send_b, at(recv_b, off, esz), n, kind);
+    zero_segments(recv_b, recvcounts, displs, size, -1, esz);
+  }
+  return MPIAD_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Gather(v) / Scatter(v)                                                    */
+/* ------------------------------------------------------------------------- */
+
+mpiad_result_t mpiad_gather_rev(void *send_b, int sendcount, void *recv_b,
+                                int recvcount, MPI_Datatype t, int root,
+                                MPI_Comm comm) {
+  int kind, rank, size;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || sendcount < 0)
+    return MPIAD_ERR_ARG;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  int is_root = rank == root;
+  int in_place = send_b == MPI_IN_PLACE;
+  if (in_place && !is_root)
+    return MPIAD_ERR_ARG;
+  if (is_root && (recvcount < 0 || (!in_place && recvcount != sendcount)))
+    return MPIAD_ERR_ARG;
+  size_t n = (size_t)sendcount;
+  size_t total = is_root ? (size_t)recvcount * (size_t)size : 0;
+  void *g, *zeros;
+  if (!carve(n * esz, &g, is_root && !recv_b ? total * esz : 0, &zeros, 0, NULL,
+             0, NULL))
+    return MPIAD_ERR_NOMEM;
+  const void *src = recv_b;
+  if (is_root && !recv_b) {
+    zero(zeros, 0, total, esz);
+    src = zeros;
+  }
+  if (is_root && in_place) {
+    if (recvcount > 0)
+      MPIAD_CHECK_MPI(MPI_Scatter(src, recvcount, t, MPI_IN_PLACE, recvcount, t,
+                                  root, comm));
+    /* the root's own slice stays: it is its input adjoint */
+    for (int i = 0; i < size; ++i)
+      if (i != root)
+        zero(recv_b, (size_t)i * (size_t)recvcount, (size_t)recvcount, esz);
+    return MPIAD_SUCCESS;
+  }
+  if (sendcount > 0)
+    MPIAD_CHECK_MPI(MPI_Scatter(is_root ? src : NULL, is_root ? recvcount : 0,
+                                t, g, sendcount, t, root, comm));
+  if (is_root)
+    zero(recv_b, 0, total, esz);
+  acc(send_b, g, n, kind);
+  return MPIAD_SUCCESS;
+}
+
+mpiad_result_t mpiad_gatherv_rev(void *send_b, int sendcount, void *recv_b,
+                                 const int *recvcounts, const int *displs,
+                                 MPI_Datatype t, int root, MPI_Comm comm) {
+  int kind, rank, size;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || sendcount < 0)
+    return MPIAD_ERR_ARG;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  int is_root = rank == root;
+  int in_place = send_b == MPI_IN_PLACE;
+  if (in_place && !is_root)
+    return MPIAD_ERR_ARG;
+  if (is_root &&
+      (!recvcounts || !displs || (!in_place && recvcounts[root] != sendcount)))
+    return MPIAD_ERR_ARG;
+  size_t n = (size_t)sendcount;
+  size_t ext = is_root ? extent(recvcounts, displs, size) : 0;
+  void *g, *zeros;
+  if (!carve(n * esz, &g, is_root && !recv_b ? ext * esz : 0, &zeros, 0, NULL,
+             0, NULL))
+    return MPIAD_ERR_NOMEM;
+  const void *src = recv_b;
+  if (is_root && !recv_b) {
+    zero(zeros, 0, ext, esz);
+    src = zeros;
+  }
+  MPIAD_CHECK_MPI(MPI_Scatterv(is_root ? src : NULL, recvcounts, displs, t,
+                               is_root && in_place ? MPI_IN_PLACE : g,
+                               sendcount, t, root, comm));
+  if (is_root)
+    zero_segments(recv_b, recvcounts, displs, size, in_place ? root : -1, esz);
+  if (!in_place)
+    acc(send_b, g, n, kind);
+  return MPIAD_SUCCESS;
+}
+
+mpiad_result_t mpiad_scatter_rev(void *send_b, int sendcount, void *recv_b,
+                                 int recvcount, MPI_Datatype t, int root,
+                                 MPI_Comm comm) {
+  int kind, rank, size;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || recvcount < 0)
+    return MPIAD_ERR_ARG;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  int is_root = rank == root;
+  int in_place = recv_b == MPI_IN_PLACE;
+  if (in_place && !is_root)
+    return MPIAD_ERR_ARG;
+  if (is_root && (sendcount < 0 || (!in_place && sendcount != recvcount)))
+    return MPIAD_ERR_ARG;
+  size_t n = (size_t)recvcount;
+  size_t total = is_root ? (size_t)sendcount * (size_t)size : 0;
+  void *G, *zeros;
+  if (!carve(total * esz, &G, !recv_b ? n * esz : 0, &zeros, 0, NULL, 0, NULL))
+    return MPIAD_ERR_NOMEM;
+  const void *src = recv_b;
+  if (!recv_b) {
+    zero(zeros, 0, n, esz);
+    src = zeros;
+  }
+  int cnt = is_root ? sendcount : recvcount;
+  if (cnt > 0)
+    MPIAD_CHECK_MPI(MPI_Gather(src, in_place ? 0 : recvcount, t,
+                               is_root ? G : NULL, is_root ? sendcount : 0, t,
+                               root, comm));
+  if (!in_place)
+    zero(recv_b, 0, n, esz);
+  if (is_root && send_b) {
+    size_t sc = (size_t)sendcount;
+    for (int i = 0; i < size; ++i)
+      if (!(in_place && i == root))
+        acc(at(send_b, (size_t)i * sc, esz), at(G, (size_t)i * sc, esz), sc,
+            kind);
+  }
+  return MPIAD_SUCCESS;
+}
+
+mpiad_result_t mpiad_scatterv_rev(void *send_b, const int *sendcounts,
+                                  const int *displs, void *recv_b,
+                                  int recvcount, MPI_Datatype t, int root,
+                                  MPI_Comm comm) {
+  int kind, rank, size;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || recvcount < 0)
+    return MPIAD_ERR_ARG;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  int is_root = rank == root;
+  int in_place = recv_b == MPI_IN_PLACE;
+  if (in_place && !is_root)
+    return MPIAD_ERR_ARG;
+  if (is_root &&
+      (!sendcounts || !displs || (!in_place && sendcounts[root] != recvcount)))
+    return MPIAD_ERR_ARG;
+  size_t n = (size_t)recvcount;
+  int *pd = NULL;
+  long long tot = 0;
+  if (is_root && (tot = pack_displs(sendcounts, size, &pd)) < 0)
+    return MPIAD_ERR_ARG;
+  void *G, *zeros;
+  if (!carve((size_t)tot * esz, &G, !recv_b ? n * esz : 0, &zeros, 0, NULL, 0,
+             NULL))
+    return MPIAD_ERR_NOMEM;
+  const void *src = recv_b;
+  if (!recv_b) {
+    zero(zeros, 0, n, esz);
+    src = zeros;
+  }
+  /* Gathered into packed segments: send segments may overlap. */
+  MPIAD_CHECK_MPI(MPI_Gatherv(src, in_place ? 0 : recvcount, t,
+                              is_root ? G : NULL, sendcounts, pd, t, root,
+                              comm));
+  if (!in_place)
+    zero(recv_b, 0, n, esz);
+  if (is_root && send_b) {
+    for (int i = 0; i < size; ++i)
+      if (!(in_place && i == root) && sendcounts[i] > 0)
+        acc(at(send_b, (size_t)displs[i], esz), at(G, (size_t)pd[i], esz),
+            (size_t)sendcounts[i], kind);
+  }
+  return MPIAD_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Reduce_scatter(_block)                                                    */
+/* ------------------------------------------------------------------------- */
+
+/* Common part: G (total elements, allgathered adjoint) to the input adjoint. */
+static void reduce_scatter_finish(void *send_b, void *recv_b, const void *G,
+                                  size_t total, size_t mine, int kind,
+                                  size_t esz) {
+  if (send_b == MPI_IN_PLACE) {
+    if (recv_b)
+      memcpy(recv_b, G, total * esz);
+  } else {
+    zero(recv_b, 0, mine, esz);
+    acc(send_b, G, total, kind);
+  }
+}
+
+mpiad_result_t mpiad_reduce_scatter_block_rev(void *send_b, void *recv_b,
+                                              int recvcount, MPI_Datatype t,
+                                              MPI_Comm comm) {
+  int kind, size;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || recvcount < 0)
+    return MPIAD_ERR_ARG;
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  size_t n = (size_t)recvcount, total = n * (size_t)size;
+  void *G, *zeros;
+  if (!carve(total * esz, &G, !recv_b ? n * esz : 0, &zeros, 0, NULL, 0, NULL))
+    return MPIAD_ERR_NOMEM;
+  const void *src = recv_b;
+  if (!recv_b) {
+    zero(zeros, 0, n, esz);
+    src = zeros;
+  }
+  if (recvcount > 0)
+    MPIAD_CHECK_MPI(MPI_Allgather(src, recvcount, t, G, recvcount, t, comm));
+  reduce_scatter_finish(send_b, recv_b, G, total, n, kind, esz);
+  return MPIAD_SUCCESS;
+}
+
+mpiad_result_t mpiad_reduce_scatter_rev(void *send_b, void *recv_b,
+                                        const int *recvcounts, MPI_Datatype t,
+                                        MPI_Comm comm) {
+  int kind, rank, size;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || !recvcounts)
+    return MPIAD_ERR_ARG;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  int *pd;
+  long long tot = pack_displs(recvcounts, size, &pd);
+  if (tot < 0)
+    return MPIAD_ERR_ARG;
+  size_t n = (size_t)recvcounts[rank];
+  void *G, *zeros;
+  if (!carve((size_t)tot * esz, &G, !recv_b ? n * esz : 0, &zeros, 0, NULL, 0,
+             NULL))
+    return MPIAD_ERR_NOMEM;
+  const void *src = recv_b;
+  if (!recv_b) {
+    zero(zeros, 0, n, esz);
+    src = zeros;
+  }
+  if (tot > 0)
+    MPIAD_CHECK_MPI(
+        MPI_Allgatherv(src, recvcounts[rank], t, G, recvcounts, pd, t, comm));
+  reduce_scatter_finish(send_b, recv_b, G, (size_t)tot, n, kind, esz);
+  return MPIAD_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Alltoall(v)                                                               */
+/* ------------------------------------------------------------------------- */
+
+mpiad_result_t mpiad_alltoall_rev(void *send_b, int sendcount, void *recv_b,
+                                  int recvcount, MPI_Datatype t,
+                                  MPI_Comm comm) {
+  int kind, size;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || recvcount < 0)
+    return MPIAD_ERR_ARG;
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  int in_place = send_b == MPI_IN_PLACE;
+  if (!in_place && sendcount != recvcount)
+    return MPIAD_ERR_ARG;
+  size_t rn = (size_t)recvcount * (size_t)size;
+  size_t sn = in_place ? 0 : (size_t)sendcount * (size_t)size;
+  void *G, *zeros;
+  if (!carve(sn * esz, &G, !recv_b ? rn * esz : 0, &zeros, 0, NULL, 0, NULL))
+    return MPIAD_ERR_NOMEM;
+  void *src = recv_b;
+  if (!recv_b) {
+    zero(zeros, 0, rn, esz);
+    src = zeros;
+  }
+  if (in_place) {
+    if (recvcount > 0)
+      MPIAD_CHECK_MPI(
+          MPI_Alltoall(MPI_IN_PLACE, 0, t, src, recvcount, t, comm));
+    return MPIAD_SUCCESS;
+  }
+  if (recvcount > 0)
+    MPIAD_CHECK_MPI(MPI_Alltoall(src, recvcount, t, G, sendcount, t, comm));
+  zero(recv_b, 0, rn, esz);
+  acc(send_b, G, sn, kind);
+  return MPIAD_SUCCESS;
+}
+
+mpiad_result_t mpiad_alltoallv_rev(void *send_b, const int *sendcounts,
+                                   const int *sdispls, void *recv_b,
+                                   const int *recvcounts, const int *rdispls,
+                                   MPI_Datatype t, MPI_Comm comm) {
+  int kind, size;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || !recvcounts || !rdispls)
+    return MPIAD_ERR_ARG;
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  int in_place = send_b == MPI_IN_PLACE;
+  if (!in_place && (!sendcounts || !sdispls))
+    return MPIAD_ERR_ARG;
+  size_t rext = extent(recvcounts, rdispls, size);
+  if (in_place) {
+    void *src = recv_b;
+    if (!recv_b) {
+      if (!carve(rext * esz, &src, 0, NULL, 0, NULL, 0, NULL))
+        return MPIAD_ERR_NOMEM;
+      zero(src, 0, rext, esz);
+    }
+    MPIAD_CHECK_MPI(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, t, src, recvcounts,
+                                  rdispls, t, comm));
+    return MPIAD_SUCCESS;
+  }
+  int *pd;
+  long long tot = pack_displs(sendcounts, size, &pd);
+  if (tot < 0)
+    return MPIAD_ERR_ARG;
+  void *G, *zeros;
+  if (!carve((size_t)tot * esz, &G, !recv_b ? rext * esz : 0, &zeros, 0, NULL,
+             0, NULL))
+    return MPIAD_ERR_NOMEM;
+  const void *src = recv_b;
+  if (!recv_b) {
+    zero(zeros, 0, rext, esz);
+    src = zeros;
+  }
+  /* Swapped layouts: send from the receive segments, receive packed. */
+  MPIAD_CHECK_MPI(
+      MPI_Alltoallv(src, recvcounts, rdispls, t, G, sendcounts, pd, t, comm));
+  zero_segments(recv_b, recvcounts, rdispls, size, -1, esz);
+  if (send_b)
+    for (int i = 0; i < size; ++i)
+      if (sendcounts[i] > 0)
+        acc(at(send_b, (size_t)sdispls[i], esz), at(G, (size_t)pd[i], esz),
+            (size_t)sendcounts[i], kind);
+  return MPIAD_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Scan / Exscan                                                             */
+/* ------------------------------------------------------------------------- */
+
+/* Frees the cached rank-reversed communicator with its parent. */
+static int rev_comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
+  (void)comm;
+  (void)keyval;
+  (void)extra;
+  MPI_Comm *rc = attr;
+  if (rc) {
+    MPI_Comm_free(rc);
+    free(rc);
+  }
+  return MPI_SUCCESS;
+}
+
+/* The rank-reversed duplicate of comm (rank r there is size-1-r here),
+ * created once per communicator (collective the first time) and cached. */
+static mpiad_result_t reversed_comm(MPI_Comm comm, MPI_Comm *out) {
+  MPIAD_CHECK(ensure_init());
+  if (rev_keyval == MPI_KEYVAL_INVALID)
+    MPIAD_CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN,
+                                           rev_comm_delete, &rev_keyval, NULL));
+  void *attr = NULL;
+  int found = 0;
+  MPIAD_CHECK_MPI(MPI_Comm_get_attr(comm, rev_keyval, &attr, &found));
+  if (found && attr) {
+    *out = *(MPI_Comm *)attr;
+    return MPIAD_SUCCESS;
+  }
+  int rank, size;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  MPI_Comm *rc = malloc(sizeof *rc);
+  if (!rc)
+    return MPIAD_ERR_NOMEM;
+  if (MPI_Comm_split(comm, 0, size - 1 - rank, rc) != MPI_SUCCESS) {
+    free(rc);
+    return MPIAD_ERR_MPI;
+  }
+  if (MPI_Comm_set_attr(comm, rev_keyval, rc) != MPI_SUCCESS) {
+    MPI_Comm_free(rc);
+    free(rc);
+    return MPIAD_ERR_MPI;
+  }
+  *out = *rc;
+  return MPIAD_SUCCESS;
+}
+
+static mpiad_result_t scan_rev_common(void *send_b, void *recv_b, int count,
+                                      MPI_Datatype t, MPI_Comm comm,
+                                      int exclusive) {
+  int kind, rank, size;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || count < 0)
+    return MPIAD_ERR_ARG;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  MPI_Comm rc;
+  MPIAD_CHECK(reversed_comm(comm, &rc));
+  size_t n = (size_t)count;
+  void *in, *out;
+  if (!carve(n * esz, &in, n * esz, &out, 0, NULL, 0, NULL))
+    return MPIAD_ERR_NOMEM;
+  /* Exscan: rank 0's output (and so its recv_b) is undefined: send zeros. */
+  if (recv_b && !(exclusive && rank == 0))
+    memcpy(in, recv_b, n * esz);
+  else
+    zero(in, 0, n, esz);
+  if (count > 0) {
+    if (exclusive)
+      MPIAD_CHECK_MPI(MPI_Exscan(in, out, count, t, MPI_SUM, rc));
+    else
+      MPIAD_CHECK_MPI(MPI_Scan(in, out, count, t, MPI_SUM, rc));
+  }
+  /* The first rank of the reversed communicator gets no Exscan result. */
+  if (exclusive && rank == size - 1)
+    zero(out, 0, n, esz);
+  if (send_b == MPI_IN_PLACE) {
+    if (recv_b)
+      memcpy(recv_b, out, n * esz);
+  } else {
+    if (!(exclusive && rank == 0))
+      zero(recv_b, 0, n, esz);
+    acc(send_b, out, n, kind);
+  }
+  return MPIAD_SUCCESS;
+}
+
+mpiad_result_t mpiad_scan_rev(void *send_b, void *recv_b, int count,
+                              MPI_Datatype t, MPI_Comm comm) {
+  return scan_rev_common(send_b, recv_b, count, t, comm, 0);
+}
+
+mpiad_result_t mpiad_exscan_rev(void *send_b, void *recv_b, int count,
+                                MPI_Datatype t, MPI_Comm comm) {
+  return scan_rev_common(send_b, recv_b, count, t, comm, 1);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Point to point                                                            */
+/* ------------------------------------------------------------------------- */
+
+mpiad_result_t mpiad_send_rev(void *send_b, int count, MPI_Datatype t, int dest,
+                              int tag, MPI_Comm comm) {
+  int kind;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || count < 0)
+    return MPIAD_ERR_ARG;
+  void *g;
+  if (!carve((size_t)count * esz, &g, 0, NULL, 0, NULL, 0, NULL))
+    return MPIAD_ERR_NOMEM;
+  MPIAD_CHECK_MPI(MPI_Recv(g, count, t, dest, tag, comm, MPI_STATUS_IGNORE));
+  if (dest != MPI_PROC_NULL)
+    acc(send_b, g, (size_t)count, kind);
+  return MPIAD_SUCCESS;
+}
+
+/* Records what the reverse of a receive needs: the actual source, the actual
+ * tag and the number of elements received. */
+static mpiad_result_t record_status(const MPI_Status *s, MPI_Datatype t) {
+  int n = 0;
+  MPIAD_CHECK_MPI(MPI_Get_count(s, t, &n));
+  if (n == MPI_UNDEFINED)
+    return MPIAD_ERR_MPI;
+  mpiad_push_i64(s->MPI_SOURCE);
+  mpiad_push_i64(s->MPI_TAG);
+  mpiad_push_i64(n);
+  return MPIAD_SUCCESS;
+}
+
+static void pop_status(int *source, int *tag, int *n) {
+  *n = (int)mpiad_pop_i64();
+  *tag = (int)mpiad_pop_i64();
+  *source = (int)mpiad_pop_i64();
+}
+
+mpiad_result_t mpiad_recv_fwd(void *buf, int count, MPI_Datatype t, int source,
+                              int tag, MPI_Comm comm, MPI_Status *status) {
+  int kind;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || count < 0)
+    return MPIAD_ERR_ARG;
+  MPI_Status s;
+  MPIAD_CHECK_MPI(MPI_Recv(buf, count, t, source, tag, comm, &s));
+  if (status != MPI_STATUS_IGNORE)
+    *status = s;
+  return record_status(&s, t);
+}
+
+mpiad_result_t mpiad_recv_rev(void *recv_b, int count, MPI_Datatype t,
+                              MPI_Comm comm) {
+  int kind, source, tag, n;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || count < 0)
+    return MPIAD_ERR_ARG;
+  pop_status(&source, &tag, &n);
+  if (n > count)
+    return MPIAD_ERR_ARG;
+  if (source == MPI_PROC_NULL)
+    return MPIAD_SUCCESS; /* nothing was received */
+  const void *src = recv_b;
+  if (!recv_b) {
+    void *z;
+    if (!carve((size_t)n * esz, &z, 0, NULL, 0, NULL, 0, NULL))
+      return MPIAD_ERR_NOMEM;
+    zero(z, 0, (size_t)n, esz);
+    src = z;
+  }
+  MPIAD_CHECK_MPI(MPI_Send(src, n, t, source, tag, comm));
+  zero(recv_b, 0, (size_t)n, esz);
+  return MPIAD_SUCCESS;
+}
+
+mpiad_result_t mpiad_sendrecv_fwd(const void *sendbuf, int sendcount,
+                                  MPI_Datatype st_, int dest, int sendtag,
+                                  void *recvbuf, int recvcount, MPI_Datatype rt,
+                                  int source, int recvtag, MPI_Comm comm,
+                                  MPI_Status *status) {
+  int kind;
+  size_t esz;
+  if (!type_kind(st_, &kind, &esz) || !type_kind(rt, &kind, &esz) ||
+      sendcount < 0 || recvcount < 0)
+    return MPIAD_ERR_ARG;
+  MPI_Status s;
+  MPIAD_CHECK_MPI(MPI_Sendrecv(sendbuf, sendcount, st_, dest, sendtag, recvbuf,
+                               recvcount, rt, source, recvtag, comm, &s));
+  if (status != MPI_STATUS_IGNORE)
+    *status = s;
+  return record_status(&s, rt);
+}
+
+mpiad_result_t mpiad_sendrecv_rev(void *send_b, int sendcount, MPI_Datatype st_,
+                                  int dest, int sendtag, void *recv_b,
+                                  int recvcount, MPI_Datatype rt, int recvtag,
+                                  MPI_Comm comm) {
+  int skind, rkind, source, tag, n;
+  size_t sesz, resz;
+  (void)recvtag; /* the recorded actual tag is used */
+  if (!type_kind(st_, &skind, &sesz) || !type_kind(rt, &rkind, &resz) ||
+      sendcount < 0 || recvcount < 0)
+    return MPIAD_ERR_ARG;
+  pop_status(&source, &tag, &n);
+  if (n > recvcount)
+    return MPIAD_ERR_ARG;
+  void *G, *zeros;
+  if (!carve((size_t)sendcount * sesz, &G, !recv_b ? (size_t)n * resz : 0,
+             &zeros, 0, NULL, 0, NULL))
+    return MPIAD_ERR_NOMEM;
+  const void *src = recv_b;
+  if (!recv_b) {
+    zero(zeros, 0, (size_t)n, resz);
+    src = zeros;
+  }
+  if (source == MPI_PROC_NULL)
+    tag = 0; /* MPI_ANY_TAG is not a valid send tag, even to MPI_PROC_NULL */
+  MPIAD_CHECK_MPI(MPI_Sendrecv(src, n, rt, source, tag, G, sendcount, st_, dest,
+                               sendtag, comm, MPI_STATUS_IGNORE));
+  zero(recv_b, 0, (size_t)n, resz);
+  if (dest != MPI_PROC_NULL)
+    acc(send_b, G, (size_t)sendcount, skind);
+  return MPIAD_SUCCESS;
+}
+
+mpiad_result_t mpiad_sendrecv_replace_fwd(void *buf, int count, MPI_Datatype t,
+                                          int dest, int sendtag, int source,
+                                          int recvtag, MPI_Comm comm,
+                                          MPI_Status *status) {
+  int kind;
+  size_t esz;
+  if (!type_kind(t, &kind, &esz) || count < 0)
+    return MPIAD_ERR_ARG;
+  MPI_Status s;
+  MPIAD_CHECK_MPI(MPI_Sendrecv_replace(buf, count, t, dest, sendtag, source,
+                                       recvtag, comm, &s));
+  if (status != MPI_STATUS_IGNORE)
+    *status = s;
+  return record_status(&s, t);
+}
+
+mpiad_result_t mpiad_sendrecv_replace_rev(void *buf_b, int count,
+                                          MPI_Datatype t, int dest, int sendtag,
+                                          int recvtag, MPI_Comm comm) {
+  int kind, source, tag, n;
+  size_t esz;
+  (void)recvtag; /* the recorded actual tag is used */
+  if (!type_kind(t, &kind, &esz) || count < 0)
+    return MPIAD_ERR_ARG;
+  pop_status(&source, &tag, &n);
+  if (n > count)
+    return MPIAD_ERR_ARG;
+  if (source == MPI_PROC_NULL)
+    tag = 0;
+  if (buf_b && n == count && dest != MPI_PROC_NULL) {
+    /* The usual case: the whole buffer was received and sent. */
+    MPIAD_CHECK_MPI(MPI_Sendrecv_replace(buf_b, count, t, source, tag, dest,
+                                         sendtag, comm, MPI_STATUS_IGNORE));
+    return MPIAD_SUCCESS;
+  }
+  /* General case: elements [n, count) kept their value in the primal, so
+   * their adjoint flows through; [0, n) were overwritten. */
+  void *G, *zeros;
+  if (!carve((size_t)count * esz, &G, !buf_b ? (size_t)n * esz : 0, &zeros, 0,
+             NULL, 0, NULL))
+    return MPIAD_ERR_NOMEM;
+  const void *src = buf_b;
+  if (!buf_b) {
+    zero(zeros, 0, (size_t)n, esz);
+    src = zeros;
+  }
+  MPIAD_CHECK_MPI(MPI_Sendrecv(src, n, t, source, tag, G, count, t, dest,
+                               sendtag, comm, MPI_STATUS_IGNORE));
+  zero(buf_b, 0, (size_t)n, esz);
+  if (dest != MPI_PROC_NULL)
+    acc(buf_b, G, (size_t)count, kind);
+  return MPIAD_SUCCESS;
+}
