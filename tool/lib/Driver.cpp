@@ -168,7 +168,8 @@ bool generate(const Options &o, const std::string &prefix,
   tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
       extra, clang::tooling::ArgumentInsertPosition::END));
   tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
-      {"-xc"}, clang::tooling::ArgumentInsertPosition::BEGIN));
+      std::vector<std::string>{"-xc"},
+      clang::tooling::ArgumentInsertPosition::BEGIN));
   tool.setPrintErrorMessage(false);
   std::vector<std::string> rules = {prefix + "/share/mpiad/rules"};
   rules.insert(rules.end(), o.rules.begin(), o.rules.end());

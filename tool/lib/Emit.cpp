@@ -82,7 +82,8 @@ public:
         continue;
       }
       Generated g;
-      if (!module.generate(fd, pr.ann, g))
+      if (!(pr.ann.reverse ? module.generate(fd, pr.ann, g)
+                           : module.generateForward(fd, pr.ann, g)))
         continue;
       rw.InsertTextAfterToken(fd->getEndLoc(), "\n" + g.text);
       header += g.prototype + "\n";

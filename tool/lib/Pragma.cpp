@@ -143,9 +143,7 @@ void MpiadPragmaHandler::HandlePragma(Preprocessor &PP,
       if (clause == "reverse") {
         rec.ann.reverse = true;
       } else if (clause == "forward") {
-        p.error(clauseLoc, "forward (tangent) mode is not supported yet; "
-                           "use 'reverse'");
-        return;
+        rec.ann.reverse = false;
       } else if (clause == "wrt") {
         if (!p.nameList(rec.ann.wrt, nullptr, false))
           return;

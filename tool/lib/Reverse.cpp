@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Reverse.h"
 #include "Backend.h"
+#include "Transform.h"
 
 #include "clang/Basic/SourceManager.h"
 #include <algorithm>
@@ -20,49 +21,10 @@ namespace {
 
 using Pair = std::pair<Block, Block>;
 
-bool named(const std::vector<std::pair<std::string, clang::SourceLocation>> &l,
-           const std::string &n) {
-  return std::any_of(l.begin(), l.end(),
-                     [&](const auto &p) { return p.first == n; });
-}
 
-void append(Block &to, const Block &from) {
-  to.insert(to.end(), from.begin(), from.end());
-}
 
-bool isSimple(const ExprP &e) {
-  switch (e->kind) {
-  case Expr::IntLit:
-  case Expr::FloatLit:
-  case Expr::VarRef:
-  case Expr::Opaque:
-    return true;
-  case Expr::Index:
-    return isSimple(e->ops[0]) && isSimple(e->ops[1]);
-  case Expr::Unary:
-    return e->text == "-" && isSimple(e->ops[0]);
-  default:
-    return false;
-  }
-}
 
-ExprP neg(const ExprP &e) {
-  if (e->kind == Expr::Unary && e->text == "-")
-    return e->ops[0];
-  return mkUnary("-", e);
-}
 
-ExprP mul(const ExprP &a, const ExprP &b) {
-  if (isOneLiteral(a))
-    return b;
-  if (isOneLiteral(b))
-    return a;
-  if (a->kind == Expr::Unary && a->text == "-")
-    return neg(mul(a->ops[0], b));
-  if (b->kind == Expr::Unary && b->text == "-")
-    return neg(mul(a, b->ops[0]));
-  return mkBinary("*", a, b);
-}
 
 class ReverseGen {
 public:
@@ -1082,38 +1044,8 @@ public:
   std::string sweepBarrier; // communicator to synchronise between sweeps
 };
 
-/// Variables referenced anywhere in a block.
-void referenced(const Block &b, std::set<Var *> &out) {
-  for (const StmtP &s : b) {
-    if (s->var)
-      out.insert(s->var);
-    collectVars(s->lhs, out);
-    collectVars(s->rhs, out);
-    collectVars(s->cond, out);
-    for (const ExprP &a : s->comm.args)
-      collectVars(a, out);
-    if (s->init)
-      referenced({s->init}, out);
-    if (s->step)
-      referenced({s->step}, out);
-    referenced(s->body, out);
-    referenced(s->elseBody, out);
-  }
-}
 
-/// Variables declared by statements inside a block (inline temporaries).
-void declaredIn(const Block &b, std::set<Var *> &out) {
-  for (const StmtP &s : b) {
-    if (s->kind == Stmt::Decl)
-      out.insert(s->var);
-    if (s->init && s->init->kind == Stmt::Decl)
-      out.insert(s->init->var);
-    declaredIn(s->body, out);
-    declaredIn(s->elseBody, out);
-  }
-}
 
-StmtP mkOpaqueDecl(const std::string &d) { return mkExprStmt(mkOpaque(d)); }
 
 bool isShadowVar(const std::map<Var *, Var *> &shadows, const Var *x) {
   for (auto &kv : shadows)
@@ -1122,32 +1054,23 @@ bool isShadowVar(const std::map<Var *, Var *> &shadows, const Var *x) {
   return false;
 }
 
-/// Scalars and pointers are initialised in declarations (the forward sweep
-/// may record a variable's value before the primal first assigns it).
-bool scalarLike(const Var &v) {
-  return v.type.dims.empty() &&
-         (v.type.ptrDepth > 0 || v.type.elem == Scalar::Int ||
-          v.type.isFloatingElem());
-}
 
-/// `(void)p;` for parameters a generated function does not use.
-Block unusedParams(const std::vector<Var *> &params, const std::set<Var *> &used) {
-  Block b;
-  for (Var *p : params)
-    if (!used.count(p))
-      b.push_back(mkExprStmt(mkOpaque("(void)" + p->name)));
-  return b;
-}
 
-std::string zeroInit(const Var &v) {
-  if (!v.type.dims.empty())
-    return " = {0}";
-  if (v.type.ptrDepth > 0)
-    return " = NULL";
-  return " = 0";
-}
 
 } // namespace
+
+void Module::nameVariables(Function &F) {
+  std::set<std::string> seen = names_;
+  for (auto &v : F.vars) {
+    if (v->declaredInForInit)
+      continue; // scoped to its loop
+    std::string n = v->name;
+    for (int i = 2; seen.count(n) && v->kind != Var::Global; ++i)
+      n = v->userName + "_" + std::to_string(i);
+    v->name = n;
+    seen.insert(n);
+  }
+}
 
 std::string Module::uniqueName(const std::string &want) {
   std::string n = want;
@@ -1169,17 +1092,7 @@ static bool runPipeline(Module &M, Function &F, Request &R,
     return false;
   std::shared_ptr<ReplicationResult> repl =
       analyzeReplication(F, R, M.fe_, diag);
-  // Give every primal variable a unique printed name.
-  std::set<std::string> seen = M.globalNames();
-  for (auto &v : F.vars) {
-    if (v->declaredInForInit)
-      continue; // scoped to its loop in both sweeps
-    std::string n = v->name;
-    for (int i = 2; seen.count(n) && v->kind != Var::Global; ++i)
-      n = v->userName + "_" + std::to_string(i);
-    v->name = n;
-    seen.insert(n);
-  }
+  M.nameVariables(F);
   analyzeToBeRecorded(F, {}, M.fe_);
   size_t nvars = F.vars.size();
   {
@@ -1284,26 +1197,7 @@ static ExprP inferLength(Function &F, Var *p, std::string &why) {
   return len;
 }
 
-bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
-                      Generated &out) {
-  std::unique_ptr<Function> owned = fe_.lowerCopy(fd);
-  if (!owned)
-    return false;
-  Function &F = *owned;
-  Request R;
-  R.fn = &F;
-  R.ann = ann;
-  R.perRank = ann.perRank;
-  R.topLevel = true;
-  R.outName = ann.name.empty() ? F.name + "_b" : ann.name;
-  if (defined_.count(R.outName)) {
-    diag_.error(ann.loc, "'" + R.outName + "', the name of the generated "
-                         "adjoint, is already defined in this file; choose "
-                         "another with name(...)");
-    return false;
-  }
-  defined_.insert(R.outName);
-
+bool Module::checkClauses(Function &F, const Annotation &ann) {
   // Clause checks: names exist and have a suitable type.
   auto param = [&](const std::string &n) -> Var * {
     for (Var *p : F.params)
@@ -1362,7 +1256,31 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
                              "with output(...)");
     ok = false;
   }
-  if (!ok)
+  return ok;
+
+}
+
+bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
+                      Generated &out) {
+  std::unique_ptr<Function> owned = fe_.lowerCopy(fd);
+  if (!owned)
+    return false;
+  Function &F = *owned;
+  Request R;
+  R.fn = &F;
+  R.ann = ann;
+  R.perRank = ann.perRank;
+  R.topLevel = true;
+  R.outName = ann.name.empty() ? F.name + "_b" : ann.name;
+  if (defined_.count(R.outName)) {
+    diag_.error(ann.loc, "'" + R.outName + "', the name of the generated "
+                         "adjoint, is already defined in this file; choose "
+                         "another with name(...)");
+    return false;
+  }
+  defined_.insert(R.outName);
+
+  if (!checkClauses(F, ann))
     return false;
 
   std::unique_ptr<ReverseGen> gen;
@@ -1460,8 +1378,9 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
     params.push_back("double " + seedName);
   }
   if (partials.size()) {
-    Var *b = G.newSynth("mpiad_sum", CType{Scalar::Other, 0, {}, false,
-                                           "mpiad_batch"});
+    CType batchType;
+    batchType.base = "mpiad_batch";
+    Var *b = G.newSynth("mpiad_sum", batchType);
     epilogue.push_back(mkComment(
         "gradient of the replicated inputs: sum this rank's shares over "
         "ranks, in one call"));
@@ -1609,8 +1528,9 @@ const Module::CalleeNames *Module::callee(const std::string &name,
   R.perRank = true;
   R.activeParams = mask;
   R.activeReturn = activeRet;
-  CalleeNames names{uniqueName("mpiad_fwd_" + name),
-                    uniqueName("mpiad_rev_" + name)};
+  CalleeNames names;
+  names.fwd = uniqueName("mpiad_fwd_" + name);
+  names.rev = uniqueName("mpiad_rev_" + name);
   callees_[key] = names; // before generating: guards recursion
   std::unique_ptr<ReverseGen> gen;
   Pair sweeps;

@@ -25,12 +25,27 @@ class Module {
 public:
   Module(Frontend &fe, const RuleSet &rules, Diag &diag,
          std::set<std::string> tuNames, std::set<std::string> defined)
-      : fe_(fe), rules_(rules), diag_(diag), names_(std::move(tuNames)),
-        defined_(std::move(defined)) {}
+      : fe_(fe), rules_(rules), diag_(diag), names_(std::move(tuNames)) {
+    defined_ = std::move(defined);
+  }
 
   /// Adjoint of a marked function.  False after an error.
   bool generate(const clang::FunctionDecl *fd, const Annotation &ann,
                 Generated &out);
+  /// Tangent (forward mode) of a marked function (Forward.cpp).
+  bool generateForward(const clang::FunctionDecl *fd, const Annotation &ann,
+                       Generated &out);
+  /// Name of the tangent helper of `callee` for an activity pattern.
+  const std::string *tangentCallee(const std::string &name,
+                                   const std::vector<bool> &activeParams,
+                                   bool activeReturn, clang::SourceLocation loc);
+  /// Checks the pragma's clauses against the function; false on error.
+  bool checkClauses(Function &F, const Annotation &ann);
+  /// Gives every variable of F a unique printed name.
+  void nameVariables(Function &F);
+  std::set<std::string> defined_; // names the file defines (not declares)
+  std::string pendingHelpers_;
+  std::vector<std::unique_ptr<Function>> owned_;
 
   struct CalleeNames {
     std::string fwd, rev;
@@ -52,10 +67,8 @@ public:
 
 private:
   std::set<std::string> names_;
-  std::set<std::string> defined_; // names the file defines (not declares)
   std::map<std::string, CalleeNames> callees_;
-  std::vector<std::unique_ptr<Function>> owned_;
-  std::string pendingHelpers_;
+  std::map<std::string, std::string> tangentCallees_;
 };
 
 } // namespace mpiad

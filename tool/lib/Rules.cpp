@@ -491,7 +491,8 @@ bool RuleSet::loadFile(const std::string &path) {
       }
       if (needArg(words[0]))
         open->resultReplication[words[0]] = words[1];
-    } else if (kw == "global" || kw == "per_rank" || kw == "forward") {
+    } else if (kw == "global" || kw == "per_rank" || kw == "forward" ||
+               kw == "tangent") {
       CommStep step;
       std::string err;
       if (!parseStep(rest, step, err)) {
@@ -502,7 +503,7 @@ bool RuleSet::loadFile(const std::string &path) {
       for (const Guard &g : step.guards)
         needArg(g.arg);
       for (const CommAction &a : step.actions) {
-        if (kw == "forward" && a.builtin) {
+        if ((kw == "forward" || kw == "tangent") && a.builtin) {
           report(path, lineNo, line.find(a.op, restCol),
                  "'" + a.op + "' is an adjoint action; 'forward' takes a call");
           ok = false;
@@ -511,7 +512,7 @@ bool RuleSet::loadFile(const std::string &path) {
           // adj(B) / partial(B) name a buffer; plain names a parameter;
           // numbers, NULL and MPI_ constants are passed as written.
           std::string inner = n;
-          for (const char *w : {"adj(", "partial("})
+          for (const char *w : {"adj(", "partial(", "tan("})
             if (n.rfind(w, 0) == 0 && n.back() == ')')
               inner = n.substr(strlen(w), n.size() - strlen(w) - 1);
           bool constant = isdigit((unsigned char)inner[0]) || inner == "NULL" ||
@@ -526,8 +527,10 @@ bool RuleSet::loadFile(const std::string &path) {
           }
         }
       }
-      (kw == "global" ? open->global
-                      : kw == "per_rank" ? open->perRank : open->forward)
+      (kw == "global"     ? open->global
+       : kw == "per_rank" ? open->perRank
+       : kw == "tangent"  ? open->tangent
+                          : open->forward)
           .push_back(step);
     } else if (kw == "inplace") {
       if (words.size() != 2) {

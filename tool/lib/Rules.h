@@ -60,6 +60,7 @@ struct CommRule {
   std::map<std::string, std::string> resultReplication; // arg -> replicated|varying
   std::map<std::string, std::vector<std::string>> allowedOps; // op arg -> ops
   std::vector<CommStep> forward; // replaces the primal call when guards hold
+  std::vector<CommStep> tangent; // forward mode: replaces the primal call
   std::vector<CommStep> global, perRank;
   std::map<std::string, std::string> inPlace; // send arg -> the buffer it aliases
   bool pointToPoint = false;

@@ -1,0 +1,652 @@
+//===- Forward.cpp - Forward (tangent) mode on the IR ---------------------===//
+//
+// Stage 3, forward mode.  Each statement becomes its tangent statement(s)
+// followed by the primal statement (the tangent reads the operands before
+// the primal may overwrite them).  Control flow is the primal's.  No tape.
+// Tangents are per rank, like values: across ranks they need no rule beyond
+// the communication itself, which takes its tangent steps from the rule
+// table (`tangent` lines of rules/mpi.rules).
+//
+//===----------------------------------------------------------------------===//
+#include "Backend.h"
+#include "Reverse.h"
+#include "Transform.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+namespace mpiad {
+
+namespace {
+
+class ForwardGen {
+public:
+  ForwardGen(Module &M, Function &F, const Request &R)
+      : M(M), F(F), R(R), diag(M.diag_) {
+    taken = M.globalNames();
+    for (auto &v : F.vars)
+      taken.insert(v->name);
+  }
+
+  Module &M;
+  Function &F;
+  const Request &R;
+  Diag &diag;
+  std::map<Var *, Var *> tangents;
+  std::set<std::string> taken;
+  bool failed = false;
+
+  void error(clang::SourceLocation loc, const std::string &m) {
+    diag.error(loc, m);
+    failed = true;
+  }
+
+  std::string unique(const std::string &want) {
+    std::string n = want;
+    for (int i = 2; taken.count(n); ++i)
+      n = want + std::to_string(i);
+    taken.insert(n);
+    return n;
+  }
+
+  /// The tangent variable of an active variable.
+  Var *tangent(Var *v) {
+    auto it = tangents.find(v);
+    if (it != tangents.end())
+      return it->second;
+    CType t = v->type;
+    if (t.base.rfind("const ", 0) == 0)
+      t.base = t.base.substr(6);
+    t.isConst = false;
+    if (v->kind == Var::Param && t.ptrDepth == 0) { // by value: double s_d
+      t.elem = Scalar::Double;
+      t.base = "double";
+    }
+    Var *d = F.newVar(unique(v->name + "_d"), t, Var::Synthetic);
+    tangents[v] = d;
+    return d;
+  }
+
+  bool activeVar(const Var *v) const { return v && v->active; }
+
+  bool activeIn(const ExprP &e) const {
+    switch (e->kind) {
+    case Expr::VarRef:
+      return activeVar(e->var) && e->isFloating();
+    case Expr::Index:
+      return e->isFloating() && activeVar(baseVar(e));
+    case Expr::Unary:
+      return e->text == "-" && activeIn(e->ops[0]);
+    case Expr::Binary:
+      if (e->type == Scalar::Int || e->ptrDepth)
+        return false;
+      return activeIn(e->ops[0]) || activeIn(e->ops[1]);
+    case Expr::Cond:
+      return activeIn(e->ops[1]) || activeIn(e->ops[2]);
+    case Expr::Cast:
+      return e->isFloating() && activeIn(e->ops[0]);
+    case Expr::Call:
+      if (!e->isFloating())
+        return false;
+      for (const ExprP &o : e->ops)
+        if (activeIn(o))
+          return true;
+      return false;
+    default:
+      return false;
+    }
+  }
+
+  /// Replaces the variable an lvalue / buffer is rooted at by its tangent.
+  ExprP td(const ExprP &e) {
+    switch (e->kind) {
+    case Expr::VarRef:
+      return mkVar(tangent(e->var));
+    case Expr::Index:
+      return mkIndex(td(e->ops[0]), e->ops[1]);
+    case Expr::AddrOf:
+      return mkAddrOf(td(e->ops[0]));
+    case Expr::Cast: {
+      std::string t = e->text;
+      if (t.rfind("const ", 0) == 0)
+        t = t.substr(6);
+      return mkCast(t, td(e->ops[0]), e->type, e->ptrDepth);
+    }
+    case Expr::Binary:
+      if (e->ops[0]->ptrDepth > 0)
+        return mkBinary(e->text, td(e->ops[0]), e->ops[1]);
+      return mkBinary(e->text, e->ops[0], td(e->ops[1]));
+    default:
+      return e;
+    }
+  }
+
+  static ExprP add(const ExprP &a, const ExprP &b) {
+    if (!a)
+      return b;
+    if (!b)
+      return a;
+    if (b->kind == Expr::Unary && b->text == "-")
+      return mkBinary("-", a, b->ops[0]);
+    return mkBinary("+", a, b);
+  }
+
+  /// The directional derivative of e, or null when it is zero.
+  ExprP tan(const ExprP &e) {
+    if (!activeIn(e))
+      return nullptr;
+    switch (e->kind) {
+    case Expr::VarRef:
+    case Expr::Index:
+      return td(e);
+    case Expr::Unary:
+      return neg(tan(e->ops[0]));
+    case Expr::Cast:
+      return tan(e->ops[0]);
+    case Expr::Binary: {
+      const ExprP &a = e->ops[0], &b = e->ops[1];
+      ExprP ta = tan(a), tb = tan(b);
+      const std::string &op = e->text;
+      if (op == "+")
+        return add(ta, tb);
+      if (op == "-")
+        return add(ta, tb ? neg(tb) : nullptr);
+      if (op == "*")
+        return add(ta ? mul(ta, b) : nullptr, tb ? mul(a, tb) : nullptr);
+      if (op == "/")
+        return add(ta ? mkBinary("/", ta, b) : nullptr,
+                   tb ? neg(mkBinary("/", mul(a, tb), mkBinary("*", b, b)))
+                      : nullptr);
+      error(e->loc, "operator '" + op + "' cannot be differentiated");
+      return nullptr;
+    }
+    case Expr::Cond: {
+      ExprP a = tan(e->ops[1]), b = tan(e->ops[2]);
+      return mkCond(e->ops[0], a ? a : mkFloat("0.0"), b ? b : mkFloat("0.0"));
+    }
+    case Expr::Call: {
+      const MathRule *r = M.rules_.math(e->text);
+      if (!r || r->params.size() != e->ops.size()) {
+        error(e->loc, "no derivative known for '" + e->text + "'");
+        return nullptr;
+      }
+      std::map<std::string, ExprP> sub;
+      for (size_t k = 0; k < r->params.size(); ++k)
+        sub[r->params[k]] = e->ops[k];
+      ExprP sum;
+      for (size_t k = 0; k < r->params.size(); ++k)
+        if (r->derivs[k])
+          if (ExprP t = tan(e->ops[k]))
+            sum = add(sum, mul(substitute(r->derivs[k], sub), t));
+      return sum;
+    }
+    default:
+      return nullptr;
+    }
+  }
+
+  // --- statements -------------------------------------------------------
+
+  Block block(const Block &b) {
+    Block out;
+    for (const StmtP &s : b)
+      append(out, stmt(s));
+    return out;
+  }
+
+  Block stmt(const StmtP &s) {
+    switch (s->kind) {
+    case Stmt::Decl:
+      if (s->rhs && !s->var->type.dims.empty()) {
+        Var tmp = *s->var;
+        tmp.name = "";
+        std::string ty = printDecl(tmp);
+        while (!ty.empty() && ty.back() == ' ')
+          ty.pop_back();
+        return {mkExprStmt(mkCall(
+            "memcpy",
+            {mkVar(s->var), mkOpaque("(" + ty + ")" + s->rhs->text),
+             mkOpaque("sizeof(" + s->var->name + ")")},
+            Scalar::Void))};
+      }
+      return {};
+    case Stmt::Assign:
+      return assign(s);
+    case Stmt::ExprStmt:
+      return exprStmt(s);
+    case Stmt::If: {
+      auto n = std::make_shared<Stmt>(*s);
+      n->body = block(s->body);
+      n->elseBody = block(s->elseBody);
+      return {n};
+    }
+    case Stmt::For:
+    case Stmt::While:
+    case Stmt::DoWhile: {
+      auto n = std::make_shared<Stmt>(*s);
+      n->body = block(s->body);
+      if (s->init && s->init->kind == Stmt::Assign)
+        n->init = s->init;
+      return {n};
+    }
+    case Stmt::Compound:
+      return {mkCompound(block(s->body))};
+    case Stmt::Comm:
+      return comm(s);
+    case Stmt::Comment:
+      return {s};
+    default:
+      error(s->loc, "internal: unexpected statement after normalization");
+      return {};
+    }
+  }
+
+  static bool isAlloc(const ExprP &e, ExprP &call) {
+    ExprP c = e;
+    if (c->kind == Expr::Cast)
+      c = c->ops[0];
+    if (c->kind == Expr::Call && (c->text == "malloc" || c->text == "calloc")) {
+      call = c;
+      return true;
+    }
+    return false;
+  }
+
+  Block assign(const StmtP &s) {
+    Var *t = baseVar(s->lhs);
+    if (s->rhs->kind == Expr::Call && M.fe_.callee(s->rhs->text))
+      return userCall(s, s->rhs, s->lhs);
+    Block out;
+    if (!t || !t->active) {
+      out.push_back(s);
+      return out;
+    }
+    if (s->lhs->ptrDepth > 0 && s->lhs->kind == Expr::VarRef) {
+      out.push_back(s);
+      ExprP call;
+      if (isAlloc(s->rhs, call)) {
+        ExprP n = call->text == "malloc"
+                      ? mkCall("calloc", {mkInt(1), call->ops[0]}, Scalar::Void,
+                               1)
+                      : mkCall("calloc", call->ops, Scalar::Void, 1);
+        out.push_back(mkAssign(mkVar(tangent(t)), "=", n));
+      } else {
+        out.push_back(mkAssign(mkVar(tangent(t)), "=", td(s->rhs)));
+      }
+      return out;
+    }
+    if (!s->lhs->isFloating()) {
+      out.push_back(s);
+      return out;
+    }
+    ExprP d = tan(s->rhs);
+    if (s->op == "=")
+      out.push_back(mkAssign(td(s->lhs), "=", d ? d : mkInt(0)));
+    else if (d)
+      out.push_back(mkAssign(td(s->lhs), s->op, d));
+    out.push_back(s);
+    return out;
+  }
+
+  Block exprStmt(const StmtP &s) {
+    const ExprP &e = s->rhs;
+    if (e->kind == Expr::Call && M.fe_.callee(e->text))
+      return userCall(s, e, nullptr);
+    Block out{s};
+    if (e->kind == Expr::Call && e->text == "free" && e->ops.size() == 1) {
+      Var *p = baseVar(e->ops[0]);
+      if (p && p->active)
+        out.push_back(mkExprStmt(mkCall("free", {td(e->ops[0])}, Scalar::Void)));
+    }
+    return out;
+  }
+
+  Block userCall(const StmtP &s, const ExprP &call, const ExprP &lhs) {
+    Function *cf = M.fe_.callee(call->text);
+    std::vector<bool> mask;
+    bool any = false;
+    for (size_t k = 0; k < call->ops.size(); ++k) {
+      const ExprP &a = call->ops[k];
+      bool on = false;
+      if (k < cf->params.size() && cf->params[k]->type.isFloatingElem()) {
+        if (a->ptrDepth > 0)
+          on = activeVar(baseVar(a));
+        else if (a->kind == Expr::VarRef)
+          on = activeVar(a->var);
+      }
+      mask.push_back(on);
+      any |= on;
+    }
+    Var *t = lhs ? baseVar(lhs) : nullptr;
+    bool activeRet = t && t->active && lhs->isFloating();
+    if (!any && !activeRet) {
+      Block out{s};
+      if (activeRet)
+        out.insert(out.begin(), mkAssign(td(lhs), "=", mkInt(0)));
+      return out;
+    }
+    const std::string *name =
+        M.tangentCallee(call->text, mask, activeRet, call->loc);
+    if (!name) {
+      failed = true;
+      return {};
+    }
+    std::vector<ExprP> args;
+    for (size_t k = 0; k < call->ops.size(); ++k) {
+      args.push_back(call->ops[k]);
+      if (!mask[k])
+        continue;
+      const ExprP &a = call->ops[k];
+      args.push_back(a->ptrDepth > 0 ? td(a) : td(a));
+    }
+    if (activeRet)
+      args.push_back(mkAddrOf(td(lhs)));
+    ExprP c = mkCall(*name, args, call->type, call->ptrDepth);
+    if (lhs)
+      return {mkAssign(lhs, s->op, c)};
+    return {mkExprStmt(c)};
+  }
+
+  // --- communication ----------------------------------------------------
+
+  int p2pActive = -1;
+  bool pointToPointActive() {
+    if (p2pActive >= 0)
+      return p2pActive;
+    p2pActive = 0;
+    walk(F.body, [&](Stmt &st, const WalkCtx &) {
+      if (st.kind != Stmt::Comm || !st.comm.rule->pointToPoint)
+        return;
+      for (size_t i = 0; i < st.comm.args.size(); ++i)
+        if (st.comm.rule->args[i].role == CommArg::Buffer)
+          if (Var *b = baseVar(st.comm.args[i]))
+            if (b->active)
+              p2pActive = 1;
+    });
+    return p2pActive;
+  }
+
+  static bool isInPlace(const ExprP &e) {
+    return e->kind == Expr::Opaque && e->text == "MPI_IN_PLACE";
+  }
+
+  ExprP ruleArg(const CommRule &r, const std::vector<ExprP> &args,
+                const std::string &a) {
+    if (a.rfind("tan(", 0) == 0) {
+      const ExprP &buf = args[r.argIndex(a.substr(4, a.size() - 5))];
+      if (isInPlace(buf))
+        return buf;
+      Var *b = baseVar(buf);
+      if (!b || !b->active)
+        return mkOpaque("NULL");
+      return td(buf);
+    }
+    int i = r.argIndex(a);
+    return i >= 0 ? args[i] : mkOpaque(a);
+  }
+
+  Block comm(const StmtP &s) {
+    const CommRule &r = *s->comm.rule;
+    const auto &args = s->comm.args;
+    bool anyActive = false;
+    for (size_t i = 0; i < r.args.size(); ++i)
+      if (r.args[i].role == CommArg::Buffer)
+        if (Var *b = baseVar(args[i]))
+          anyActive |= b->active;
+    if (r.pointToPoint && pointToPointActive())
+      anyActive = true;
+    if (!anyActive)
+      return {s};
+    for (size_t i = 0; i < r.args.size(); ++i) {
+      const CommArg &a = r.args[i];
+      if (a.role == CommArg::Op) {
+        const auto &ok = r.allowedOps.at(a.name);
+        if (std::find(ok.begin(), ok.end(), args[i]->text) == ok.end())
+          error(args[i]->loc, "reduction operator '" + args[i]->text +
+                                  "' of " + s->comm.name +
+                                  " is not supported for values that carry "
+                                  "derivatives");
+      }
+      if (a.role == CommArg::Datatype) {
+        const std::string &t = args[i]->text;
+        if (t != "MPI_DOUBLE" && t != "MPI_FLOAT")
+          error(args[i]->loc, "datatype '" + t + "' of " + s->comm.name +
+                                  " cannot carry derivatives; use "
+                                  "MPI_DOUBLE or MPI_FLOAT");
+      }
+    }
+    Block out;
+    bool any = false;
+    for (const CommStep &st : r.tangent) {
+      bool hold = true;
+      for (const Guard &g : st.guards)
+        hold &= (printExpr(args[r.argIndex(g.arg)]) == g.value) == g.equal;
+      if (!hold)
+        continue;
+      for (const CommAction &a : st.actions) {
+        std::vector<ExprP> cargs;
+        for (const std::string &x : a.args)
+          cargs.push_back(ruleArg(r, args, x));
+        out.push_back(mkExprStmt(mkCall(a.op, cargs, Scalar::Int)));
+        any = true;
+      }
+    }
+    if (!any) {
+      error(s->loc, "no tangent rule for " + s->comm.name + " (" + r.where +
+                        "); add a 'tangent' line to its rule");
+      return {s};
+    }
+    return out;
+  }
+};
+
+/// Declarations of the variables a generated body uses.
+Block declarations(Function &F, const Block &body,
+                   const std::map<Var *, Var *> &tangents,
+                   const std::set<Var *> &skip) {
+  std::set<Var *> used, inl;
+  referenced(body, used);
+  declaredIn(body, inl);
+  Block d;
+  for (auto &v : F.vars) {
+    Var *x = v.get();
+    if (!used.count(x) || inl.count(x) || skip.count(x) ||
+        x->kind == Var::Param || x->kind == Var::Global ||
+        x->declaredInForInit)
+      continue;
+    bool isTan = false;
+    for (auto &kv : tangents)
+      isTan |= kv.second == x;
+    d.push_back(mkOpaqueDecl(printDecl(*x, isTan) +
+                             (isTan || scalarLike(*x) ? zeroInit(*x) : "")));
+  }
+  return d;
+}
+
+bool prepare(Module &M, Function &F, Request &R) {
+  if (!normalize(F, M.fe_, M.diag_))
+    return false;
+  analyzeActivity(F, R, M.fe_, M.diag_);
+  if (M.diag_.hasErrors())
+    return false;
+  M.nameVariables(F);
+  return true;
+}
+
+} // namespace
+
+bool Module::generateForward(const clang::FunctionDecl *fd,
+                             const Annotation &ann, Generated &out) {
+  std::unique_ptr<Function> owned = fe_.lowerCopy(fd);
+  if (!owned)
+    return false;
+  Function &F = *owned;
+  Request R;
+  R.fn = &F;
+  R.ann = ann;
+  R.topLevel = true;
+  R.outName = ann.name.empty() ? F.name + "_d" : ann.name;
+  if (defined_.count(R.outName)) {
+    diag_.error(ann.loc, "'" + R.outName + "', the name of the generated "
+                         "tangent, is already defined in this file; choose "
+                         "another with name(...)");
+    return false;
+  }
+  defined_.insert(R.outName);
+  if (!checkClauses(F, ann) || !prepare(*this, F, R))
+    return false;
+  ForwardGen G(*this, F, R);
+  Block body = G.block(F.body);
+  if (G.failed || diag_.hasErrors())
+    return false;
+
+  bool retOut = ann.outputs.empty() ? true : named(ann.outputs, "return");
+  std::vector<std::string> params;
+  std::set<Var *> skip;
+  for (Var *p : F.params) {
+    params.push_back(printDecl(*p));
+    bool wrt = named(ann.wrt, p->userName),
+         outp = named(ann.outputs, p->userName);
+    if (!wrt && !outp)
+      continue;
+    Var *t = G.tangent(p);
+    skip.insert(t);
+    Var decl = *t;
+    if (p->type.ptrDepth == 0) {
+      decl.type.base = "double";
+      decl.type.elem = Scalar::Double;
+    }
+    params.push_back(printDecl(decl));
+  }
+  std::string dotName;
+  Block epilogue;
+  if (retOut && F.retVar) {
+    dotName = G.unique(F.name + "_dot");
+    params.push_back("double *" + dotName);
+    if (F.retVar->active)
+      epilogue.push_back(mkAssign(mkIndex(mkOpaque(dotName), mkInt(0)), "=",
+                                  mkVar(G.tangent(F.retVar))));
+    else
+      epilogue.push_back(
+          mkAssign(mkIndex(mkOpaque(dotName), mkInt(0)), "=", mkInt(0)));
+  }
+  std::string retType =
+      F.ret.elem == Scalar::Void && !F.ret.ptrDepth ? "void" : printType(F.ret);
+  std::string sig = retType + " " + R.outName + "(";
+  for (size_t i = 0; i < params.size(); ++i)
+    sig += (i ? ", " : "") + params[i];
+  sig += ")";
+  Block all = body;
+  append(all, epilogue);
+  std::set<Var *> used;
+  referenced(all, used);
+  if (F.retVar)
+    used.insert(F.retVar);
+  std::ostringstream head;
+  auto list = [&](const auto &l) {
+    std::string s;
+    for (auto &x : l)
+      s += (s.empty() ? "" : ", ") + x.first;
+    return s.empty() ? std::string("(none)") : s;
+  };
+  head << "/*\n * mpiad: tangent (forward mode) of " << F.name << "\n"
+       << " *   independents: " << list(ann.wrt) << "\n"
+       << " *   dependents:   "
+       << (ann.outputs.empty() ? std::string("return value")
+                               : list(ann.outputs))
+       << "\n *   " << sig << "\n"
+       << " * Each p_d holds a direction on entry; outputs' _d receive the "
+          "directional\n * derivative (per rank, like the values).\n */\n";
+  std::string text;
+  Block decls = declarations(F, all, G.tangents, skip);
+  if (F.retVar && !used.count(F.retVar))
+    decls.push_back(mkOpaqueDecl(printDecl(*F.retVar) + " = 0"));
+  printBlock(decls, 1, text);
+  printBlock(unusedParams(F.params, used), 1, text);
+  printBlock(body, 1, text);
+  printBlock(epilogue, 1, text);
+  if (retType != "void")
+    text += "  return " + F.retVar->name + ";\n";
+  out.text = pendingHelpers_ + "\n" + head.str() + sig + " {\n" + text + "}\n";
+  out.prototype = sig + ";";
+  pendingHelpers_.clear();
+  owned_.push_back(std::move(owned));
+  return true;
+}
+
+const std::string *Module::tangentCallee(const std::string &name,
+                                         const std::vector<bool> &mask,
+                                         bool activeRet,
+                                         clang::SourceLocation loc) {
+  std::string key = name + ":";
+  for (bool b : mask)
+    key += b ? '1' : '0';
+  key += activeRet ? "r" : "";
+  auto it = tangentCallees_.find(key);
+  if (it != tangentCallees_.end())
+    return &it->second;
+  std::string fname = uniqueName("mpiad_tan_" + name);
+  tangentCallees_[key] = fname;
+  std::unique_ptr<Function> owned = fe_.lowerCopy(fe_.decl(fe_.callee(name)));
+  if (!owned)
+    return nullptr;
+  Function &F = *owned;
+  Request R;
+  R.fn = &F;
+  R.topLevel = false;
+  R.activeParams = mask;
+  R.activeReturn = activeRet;
+  if (!prepare(*this, F, R)) {
+    diag_.note(loc, "while differentiating the call to '" + name + "'");
+    return nullptr;
+  }
+  ForwardGen G(*this, F, R);
+  Block body = G.block(F.body);
+  if (G.failed)
+    return nullptr;
+  std::vector<std::string> params;
+  std::set<Var *> skip;
+  for (size_t k = 0; k < F.params.size(); ++k) {
+    Var *p = F.params[k];
+    params.push_back(printDecl(*p));
+    if (!mask[k] || !p->type.isFloatingElem())
+      continue;
+    Var *t = G.tangent(p);
+    skip.insert(t);
+    params.push_back(printDecl(*t));
+  }
+  Block epilogue;
+  if (activeRet) {
+    std::string out = G.unique("mpiad_ret_d_out");
+    params.push_back("double *" + out);
+    epilogue.push_back(mkAssign(mkIndex(mkOpaque(out), mkInt(0)), "=",
+                                F.retVar->active ? mkVar(G.tangent(F.retVar))
+                                                 : mkInt(0)));
+  }
+  Block all = body;
+  append(all, epilogue);
+  std::set<Var *> used;
+  referenced(all, used);
+  std::string text;
+  Block decls = declarations(F, all, G.tangents, skip);
+  if (F.retVar && !used.count(F.retVar))
+    decls.push_back(mkOpaqueDecl(printDecl(*F.retVar) + " = 0"));
+  printBlock(decls, 1, text);
+  printBlock(unusedParams(F.params, used), 1, text);
+  printBlock(body, 1, text);
+  printBlock(epilogue, 1, text);
+  if (F.retVar)
+    text += "  return " + F.retVar->name + ";\n";
+  std::string ps;
+  for (size_t i = 0; i < params.size(); ++i)
+    ps += (i ? ", " : "") + params[i];
+  pendingHelpers_ += "\n/* mpiad: tangent of " + name + " */\nstatic " +
+                     (F.retVar ? printType(F.ret) : std::string("void")) + " " +
+                     fname + "(" + (ps.empty() ? "void" : ps) + ") {\n" + text +
+                     "}\n";
+  owned_.push_back(std::move(owned));
+  return &tangentCallees_[key];
+}
+
+} // namespace mpiad

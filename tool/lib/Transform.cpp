@@ -1,0 +1,110 @@
+//===- Transform.cpp - Small builders shared by reverse and forward mode --===//
+#include "Transform.h"
+
+#include <algorithm>
+
+namespace mpiad {
+
+bool named(const std::vector<std::pair<std::string, clang::SourceLocation>> &l,
+           const std::string &n) {
+  return std::any_of(l.begin(), l.end(),
+                     [&](const auto &p) { return p.first == n; });
+}
+
+void append(Block &to, const Block &from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+bool isSimple(const ExprP &e) {
+  switch (e->kind) {
+  case Expr::IntLit:
+  case Expr::FloatLit:
+  case Expr::VarRef:
+  case Expr::Opaque:
+    return true;
+  case Expr::Index:
+    return isSimple(e->ops[0]) && isSimple(e->ops[1]);
+  case Expr::Unary:
+    return e->text == "-" && isSimple(e->ops[0]);
+  default:
+    return false;
+  }
+}
+
+ExprP neg(const ExprP &e) {
+  if (e->kind == Expr::Unary && e->text == "-")
+    return e->ops[0];
+  return mkUnary("-", e);
+}
+
+ExprP mul(const ExprP &a, const ExprP &b) {
+  if (isOneLiteral(a))
+    return b;
+  if (isOneLiteral(b))
+    return a;
+  if (a->kind == Expr::Unary && a->text == "-")
+    return neg(mul(a->ops[0], b));
+  if (b->kind == Expr::Unary && b->text == "-")
+    return neg(mul(a, b->ops[0]));
+  return mkBinary("*", a, b);
+}
+
+/// Variables referenced anywhere in a block.
+void referenced(const Block &b, std::set<Var *> &out) {
+  for (const StmtP &s : b) {
+    if (s->var)
+      out.insert(s->var);
+    collectVars(s->lhs, out);
+    collectVars(s->rhs, out);
+    collectVars(s->cond, out);
+    for (const ExprP &a : s->comm.args)
+      collectVars(a, out);
+    if (s->init)
+      referenced({s->init}, out);
+    if (s->step)
+      referenced({s->step}, out);
+    referenced(s->body, out);
+    referenced(s->elseBody, out);
+  }
+}
+
+/// Variables declared by statements inside a block (inline temporaries).
+void declaredIn(const Block &b, std::set<Var *> &out) {
+  for (const StmtP &s : b) {
+    if (s->kind == Stmt::Decl)
+      out.insert(s->var);
+    if (s->init && s->init->kind == Stmt::Decl)
+      out.insert(s->init->var);
+    declaredIn(s->body, out);
+    declaredIn(s->elseBody, out);
+  }
+}
+
+StmtP mkOpaqueDecl(const std::string &d) { return mkExprStmt(mkOpaque(d)); }
+
+/// Scalars and pointers are initialised in declarations (the forward sweep
+/// may record a variable's value before the primal first assigns it).
+bool scalarLike(const Var &v) {
+  return v.type.dims.empty() &&
+         (v.type.ptrDepth > 0 || v.type.elem == Scalar::Int ||
+          v.type.isFloatingElem());
+}
+
+/// `(void)p;` for parameters a generated function does not use.
+Block unusedParams(const std::vector<Var *> &params, const std::set<Var *> &used) {
+  Block b;
+  for (Var *p : params)
+    if (!used.count(p))
+      b.push_back(mkExprStmt(mkOpaque("(void)" + p->name)));
+  return b;
+}
+
+std::string zeroInit(const Var &v) {
+  if (!v.type.dims.empty())
+    return " = {0}";
+  if (v.type.ptrDepth > 0)
+    return " = NULL";
+  return " = 0";
+}
+
+} // namespace mpiad

@@ -1,0 +1,36 @@
+//===- Transform.h - Small builders shared by reverse and forward mode ----===//
+#ifndef MPIAD_TRANSFORM_H
+#define MPIAD_TRANSFORM_H
+
+#include "IR.h"
+#include "clang/Basic/SourceLocation.h"
+#include <set>
+#include <string>
+#include <vector>
+
+namespace mpiad {
+
+bool named(const std::vector<std::pair<std::string, clang::SourceLocation>> &l,
+           const std::string &n);
+void append(Block &to, const Block &from);
+/// Literals, variables and elements: cheap to repeat in an expression.
+bool isSimple(const ExprP &e);
+ExprP neg(const ExprP &e);
+/// a * b, dropping factors of 1 and pulling out signs.
+ExprP mul(const ExprP &a, const ExprP &b);
+/// Variables referenced anywhere in a block.
+void referenced(const Block &b, std::set<Var *> &out);
+/// Variables declared by statements inside a block (inline temporaries).
+void declaredIn(const Block &b, std::set<Var *> &out);
+/// A declaration printed verbatim.
+StmtP mkOpaqueDecl(const std::string &d);
+/// Scalars and pointers are initialised in declarations.
+bool scalarLike(const Var &v);
+/// `(void)p;` for parameters a generated function does not use.
+Block unusedParams(const std::vector<Var *> &params, const std::set<Var *> &used);
+/// " = 0", " = NULL" or " = {0}".
+std::string zeroInit(const Var &v);
+
+} // namespace mpiad
+
+#endif
