@@ -50,7 +50,8 @@ struct bench {
   const char *name;
   void *ctx;
   double (*primal)(void *ctx);
-  double (*generated)(void *ctx); /* value + gradient into the ctx's _b arrays */
+  double (*generated)(
+      void *ctx); /* value + gradient into the ctx's _b arrays */
   double (*hand)(void *ctx);
   void (*zero_grad)(void *ctx);
   /* the inputs with their gradients, for the checks */
@@ -155,10 +156,10 @@ static void check(bench *B) {
   }
   double v[2] = {diff, scale};
   MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  snprintf(label, sizeof label, "%-9s generated vs hand-written (max|diff|/max|g|)",
-           B->name);
-  failures += mpiad_check_close(label, v[0] / v[1], 0.0, 1e-10, 1.0,
-                                MPI_COMM_WORLD);
+  snprintf(label, sizeof label,
+           "%-9s generated vs hand-written (max|diff|/max|g|)", B->name);
+  failures +=
+      mpiad_check_close(label, v[0] / v[1], 0.0, 1e-10, 1.0, MPI_COMM_WORLD);
   free(gh);
   free(gg);
 }
@@ -306,7 +307,8 @@ int main(int argc, char **argv) {
                 n_dot};
   fill(dc.x, n_dot);
   fill(dc.y, n_dot);
-  double *dxa = malloc(n_dot * sizeof(double)), *dya = malloc(n_dot * sizeof(double));
+  double *dxa = malloc(n_dot * sizeof(double)),
+         *dya = malloc(n_dot * sizeof(double));
   fill(dxa, n_dot);
   fill(dya, n_dot);
   mpiad_input dot_in[2] = {{dc.x, dxa, n_dot, 0}, {dc.y, dya, n_dot, 0}};
@@ -327,9 +329,14 @@ int main(int argc, char **argv) {
   bench Bb = {name_b, &fc, dif_p, dif_g, dif_h, dif_z, dif_in, dif_gr, 1, 1e-2};
 
   /* (c) */
-  loss_ctx lc = {malloc(d * sizeof(double)), calloc(d, sizeof(double)), 0.1,
-                 0.0, malloc((size_t)n_loss * d * sizeof(double)),
-                 malloc(n_loss * sizeof(double)), n_loss, d};
+  loss_ctx lc = {malloc(d * sizeof(double)),
+                 calloc(d, sizeof(double)),
+                 0.1,
+                 0.0,
+                 malloc((size_t)n_loss * d * sizeof(double)),
+                 malloc(n_loss * sizeof(double)),
+                 n_loss,
+                 d};
   unsigned long long keep = rng;
   rng = 12345; /* replicated model: the same w on every rank */
   fill(lc.w, d);
@@ -342,14 +349,20 @@ int main(int argc, char **argv) {
   mpiad_input loss_in[2] = {{lc.w, dw, d, 1}, {&lc.b, &db, 1, 1}};
   double *loss_gr[2] = {lc.w_b, &lc.b_b};
   snprintf(name_c, sizeof name_c, "logistic");
-  bench Bc = {name_c, &lc, loss_p, loss_g, loss_h, loss_z, loss_in, loss_gr, 2,
-              1e-5};
+  bench Bc = {name_c, &lc,     loss_p,  loss_g, loss_h,
+              loss_z, loss_in, loss_gr, 2,      1e-5};
 
   if (rank == 0) {
     printf("mpiad benchmark: %d ranks, median of %d runs\n", nranks, reps);
-    printf("  dot:      J = Allreduce(sum x_i y_i), %d doubles per rank, wrt x, y (varying)\n", n_dot);
-    printf("  stencil:  1-D diffusion, %d points per rank, %d steps, copy-back; J = Allreduce(sum u^2), wrt u0 (varying)\n", n_st, T);
-    printf("  logistic: samples/fitting loss, %d samples per rank, d = %d, wrt w, b (replicated)\n\n", n_loss, d);
+    printf("  dot:      J = Allreduce(sum x_i y_i), %d doubles per rank, wrt "
+           "x, y (varying)\n",
+           n_dot);
+    printf("  stencil:  1-D diffusion, %d points per rank, %d steps, "
+           "copy-back; J = Allreduce(sum u^2), wrt u0 (varying)\n",
+           n_st, T);
+    printf("  logistic: samples/fitting loss, %d samples per rank, d = %d, wrt "
+           "w, b (replicated)\n\n",
+           n_loss, d);
     printf("checks:\n");
   }
   bench *all[3] = {&Ba, &Bb, &Bc};
@@ -368,10 +381,12 @@ int main(int argc, char **argv) {
              1e3 * R[k].t_primal, 1e3 * R[k].t_gen, 1e3 * R[k].t_hand,
              R[k].t_gen / R[k].t_primal, R[k].t_gen / R[k].t_hand, tb);
     }
-    printf("\ncommunication per call on rank 0 (calls / bytes; collectives + point-to-point;\n"
-           "the adjoint's reverse sweep is what it adds to its forward sweep, a re-run of the primal)\n");
-    printf("%-9s %16s %16s %16s %16s\n", "kernel", "primal", "adjoint", "reverse sweep",
-           "hand");
+    printf("\ncommunication per call on rank 0 (calls / bytes; collectives + "
+           "point-to-point;\n"
+           "the adjoint's reverse sweep is what it adds to its forward sweep, "
+           "a re-run of the primal)\n");
+    printf("%-9s %16s %16s %16s %16s\n", "kernel", "primal", "adjoint",
+           "reverse sweep", "hand");
     for (int k = 0; k < 3; k++) {
       char a[48], b[48], c[48], r[48];
       pmpi_counts rev = {R[k].c_gen.coll_calls - R[k].c_primal.coll_calls,

@@ -40,8 +40,8 @@ double dot_hand_b(const double *x, double *x_b, const double *y, double *y_b,
  *   u_b[i]   = (1-2nu) g[i] + nu (g[i-1] + g[i+1])   for 2 <= i <= n-3
  *   u_b[n-2] = (1-2nu) g[n-2] + nu g[n-3]
  *   u_b[n-1] = g[n-1] + nu g[n-2]                                       */
-double diffusion_hand_b(const double *u0, double *u0_b, int n, int T,
-                        double nu, MPI_Comm comm, double diffusion_bar) {
+double diffusion_hand_b(const double *u0, double *u0_b, int n, int T, double nu,
+                        MPI_Comm comm, double diffusion_bar) {
   double *u = malloc((size_t)n * sizeof *u);
   double *v = malloc((size_t)n * sizeof *v);
   memcpy(u, u0, (size_t)n * sizeof *u);

@@ -46,8 +46,8 @@ double diffusion(const double *u0, int n, int T, double nu, MPI_Comm comm) {
 
 /* (c) The flagship loss, copied verbatim from samples/fitting/logistic.c. */
 #pragma mpiad differentiate wrt(w, b) replicated(w, b, d, lambda)
-double loss(const double *w, double b, const double *X, const double *y,
-            int n, int d, double lambda, MPI_Comm comm) {
+double loss(const double *w, double b, const double *X, const double *y, int n,
+            int d, double lambda, MPI_Comm comm) {
   double local = 0.0;
   for (int i = 0; i < n; i++) {
     double z = b;

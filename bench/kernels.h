@@ -19,8 +19,8 @@ double dot_hand_b(const double *x, double *x_b, const double *y, double *y_b,
 double diffusion(const double *u0, int n, int T, double nu, MPI_Comm comm);
 double diffusion_b(const double *u0, double *u0_b, int n, int T, double nu,
                    MPI_Comm comm, double diffusion_bar);
-double diffusion_hand_b(const double *u0, double *u0_b, int n, int T,
-                        double nu, MPI_Comm comm, double diffusion_bar);
+double diffusion_hand_b(const double *u0, double *u0_b, int n, int T, double nu,
+                        MPI_Comm comm, double diffusion_bar);
 
 double loss(const double *w, double b, const double *X, const double *y, int n,
             int d, double lambda, MPI_Comm comm);

@@ -58,9 +58,8 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                         recvtype, comm);
 }
 
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
-                             int recvcount, MPI_Datatype datatype, MPI_Op op,
-                             MPI_Comm comm) {
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   int size = 1;
   PMPI_Comm_size(comm, &size);
   coll(type_bytes(recvcount, datatype) * size);
@@ -69,8 +68,8 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
-                       const int recvcounts[], MPI_Datatype datatype,
-                       MPI_Op op, MPI_Comm comm) {
+                       const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm) {
   int size = 1;
   PMPI_Comm_size(comm, &size);
   long long total = 0;

@@ -17,9 +17,11 @@
 #define PMPI_COUNT_H
 
 typedef struct {
-  long long coll_calls; /* Allreduce, Reduce, Bcast, Allgather, Reduce_scatter */
+  /* Allreduce, Reduce, Bcast, Allgather, Reduce_scatter(_block) */
+  long long coll_calls;
   long long coll_bytes;
-  long long p2p_calls; /* Send, Recv, Sendrecv */
+  /* Send, Recv, Sendrecv */
+  long long p2p_calls;
   long long p2p_bytes;
 } pmpi_counts;
 

@@ -43,8 +43,8 @@
 #include "mpiad.h"
 
 #pragma mpiad differentiate wrt(w, b) replicated(w, b, d, lambda)
-double loss(const double *w, double b, const double *X, const double *y,
-            int n, int d, double lambda, MPI_Comm comm) {
+double loss(const double *w, double b, const double *X, const double *y, int n,
+            int d, double lambda, MPI_Comm comm) {
   double local = 0.0;
   for (int i = 0; i < n; i++) {
     double z = b;
@@ -149,9 +149,10 @@ int main(int argc, char **argv) {
 
   double *X = malloc((size_t)n * d * sizeof *X);
   double *y = malloc((size_t)n * sizeof *y);
-  double *w = calloc((size_t)d, sizeof *w);   /* replicated model: w = 0, */
+  /* The model starts at w = 0, b = 0 on every rank: it is replicated. */
+  double *w = calloc((size_t)d, sizeof *w);
   double *w_b = malloc((size_t)d * sizeof *w_b);
-  double b = 0.0;                             /* b = 0 on every rank      */
+  double b = 0.0;
   make_data(X, y, n, d, rank);
 
   /* Gradient descent.  loss_b returns the loss and accumulates its gradient
@@ -178,8 +179,7 @@ int main(int argc, char **argv) {
   int failed = 0;
   if (!(last < first)) {
     if (rank == 0)
-      printf("FAIL: the loss did not decrease (%.10f -> %.10f)\n", first,
-             last);
+      printf("FAIL: the loss did not decrease (%.10f -> %.10f)\n", first, last);
     failed = 1;
   }
 
