@@ -13,73 +13,15 @@
  * (packed displacements); both grow and are reused, so a steady state
  * allocates nothing.  The derived datatypes and user-defined operations used
  * for PROD are created on first use.  Everything is released when MPI is
- * finalized (a delete callback of an attribute on MPI_COMM_SELF).
+ * finalized (a delete callback of an attribute on MPI_COMM_SELF).  The element
+ * kind helpers, the scratch, the PROD objects and the MAXLOC pairs are shared
+ * with tangent_comm.c through comm_internal.h.
  */
-#include "mpiad.h"
+#include "comm_internal.h"
 
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
-
-/* ------------------------------------------------------------------------- */
-/* Element kinds                                                             */
-/* ------------------------------------------------------------------------- */
-
-enum { K_F64 = 0, K_F32 = 1 };
-
-/* Sets *kind and *esz for MPI_DOUBLE / MPI_FLOAT; returns 0 for other
- * types. */
-static int type_kind(MPI_Datatype t, int *kind, size_t *esz) {
-  if (t == MPI_DOUBLE) {
-    *kind = K_F64;
-    *esz = sizeof(double);
-    return 1;
-  }
-  if (t == MPI_FLOAT) {
-    *kind = K_F32;
-    *esz = sizeof(float);
-    return 1;
-  }
-  return 0;
-}
-
-static inline double ld(const void *p, size_t k, int kind) {
-  return kind == K_F64 ? ((const double *)p)[k] : (double)((const float *)p)[k];
-}
-
-static inline void st(void *p, size_t k, int kind, double v) {
-  if (kind == K_F64)
-    ((double *)p)[k] = v;
-  else
-    ((float *)p)[k] = (float)v;
-}
-
-/* dst[k] += src[k], k < n.  dst NULL: nothing (no derivative there). */
-static void acc(void *dst, const void *src, size_t n, int kind) {
-  if (!dst || n == 0)
-    return;
-  if (kind == K_F64) {
-    double *d = dst;
-    const double *s = src;
-    for (size_t k = 0; k < n; ++k)
-      d[k] += s[k];
-  } else {
-    float *d = dst;
-    const float *s = src;
-    for (size_t k = 0; k < n; ++k)
-      d[k] += s[k];
-  }
-}
-
-/* Zeroes n elements of size esz at element offset off of p (NULL: nothing). */
-static void zero(void *p, size_t off, size_t n, size_t esz) {
-  if (p && n > 0)
-    memset((unsigned char *)p + off * esz, 0, n * esz);
-}
-
-static void *at(void *p, size_t off, size_t esz) {
-  return (unsigned char *)p + off * esz;
-}
 
 /* Tape stack of an element kind. */
 static int stack_of(int kind) {
@@ -144,8 +86,8 @@ static int ireserve(size_t n) {
 
 /* Carves the scratch into up to 4 regions of the given byte sizes (a size of
  * 0 gives a valid, unused pointer).  Returns 0 if memory ran out. */
-static int carve(size_t b0, void **r0, size_t b1, void **r1, size_t b2,
-                 void **r2, size_t b3, void **r3) {
+int mpiad_impl_carve(size_t b0, void **r0, size_t b1, void **r1, size_t b2,
+                     void **r2, size_t b3, void **r3) {
   size_t o1 = round_up(b0), o2 = o1 + round_up(b1), o3 = o2 + round_up(b2);
   if (!reserve(o3 + round_up(b3) + GRAIN))
     return 0;
@@ -167,8 +109,8 @@ static int carve(size_t b0, void **r0, size_t b1, void **r1, size_t b2,
 
 static int initialized;
 static int self_keyval = MPI_KEYVAL_INVALID;
-static MPI_Datatype pair_type[2] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
-static MPI_Op prod_op[2] = {MPI_OP_NULL, MPI_OP_NULL};
+MPI_Datatype mpiad_impl_pair_type[2] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+MPI_Op mpiad_impl_prod_op[2] = {MPI_OP_NULL, MPI_OP_NULL};
 static int rev_keyval = MPI_KEYVAL_INVALID;
 
 /* PROD pairs (prod of the non-zero inputs, number of zero inputs). */
@@ -199,10 +141,10 @@ static int finalize_cb(MPI_Comm comm, int keyval, void *attr, void *extra) {
   (void)attr;
   (void)extra;
   for (int k = 0; k < 2; ++k) {
-    if (prod_op[k] != MPI_OP_NULL)
-      MPI_Op_free(&prod_op[k]);
-    if (pair_type[k] != MPI_DATATYPE_NULL)
-      MPI_Type_free(&pair_type[k]);
+    if (mpiad_impl_prod_op[k] != MPI_OP_NULL)
+      MPI_Op_free(&mpiad_impl_prod_op[k]);
+    if (mpiad_impl_pair_type[k] != MPI_DATATYPE_NULL)
+      MPI_Type_free(&mpiad_impl_pair_type[k]);
   }
   if (rev_keyval != MPI_KEYVAL_INVALID)
     MPI_Comm_free_keyval(&rev_keyval);
@@ -218,90 +160,22 @@ static int finalize_cb(MPI_Comm comm, int keyval, void *attr, void *extra) {
   return MPI_SUCCESS;
 }
 
-static mpiad_result_t ensure_init(void) {
+mpiad_result_t mpiad_impl_comm_init(void) {
   if (initialized)
     return MPIAD_SUCCESS;
-  MPIAD_CHECK_MPI(MPI_Type_contiguous(2, MPI_DOUBLE, &pair_type[K_F64]));
-  MPIAD_CHECK_MPI(MPI_Type_commit(&pair_type[K_F64]));
-  MPIAD_CHECK_MPI(MPI_Type_contiguous(2, MPI_FLOAT, &pair_type[K_F32]));
-  MPIAD_CHECK_MPI(MPI_Type_commit(&pair_type[K_F32]));
-  MPIAD_CHECK_MPI(MPI_Op_create(prod_pair_f64, 1, &prod_op[K_F64]));
-  MPIAD_CHECK_MPI(MPI_Op_create(prod_pair_f32, 1, &prod_op[K_F32]));
+  MPIAD_CHECK_MPI(
+      MPI_Type_contiguous(2, MPI_DOUBLE, &mpiad_impl_pair_type[K_F64]));
+  MPIAD_CHECK_MPI(MPI_Type_commit(&mpiad_impl_pair_type[K_F64]));
+  MPIAD_CHECK_MPI(
+      MPI_Type_contiguous(2, MPI_FLOAT, &mpiad_impl_pair_type[K_F32]));
+  MPIAD_CHECK_MPI(MPI_Type_commit(&mpiad_impl_pair_type[K_F32]));
+  MPIAD_CHECK_MPI(MPI_Op_create(prod_pair_f64, 1, &mpiad_impl_prod_op[K_F64]));
+  MPIAD_CHECK_MPI(MPI_Op_create(prod_pair_f32, 1, &mpiad_impl_prod_op[K_F32]));
   MPIAD_CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_cb,
                                          &self_keyval, NULL));
   MPIAD_CHECK_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL));
   initialized = 1;
   return MPIAD_SUCCESS;
-}
-
-static int is_extreme_op(MPI_Op op) { return op == MPI_MAX || op == MPI_MIN; }
-
-static int valid_reduce_op(MPI_Op op) {
-  return op == MPI_SUM || op == MPI_PROD || is_extreme_op(op);
-}
-
-/* Value/rank pairs with the layouts of MPI_DOUBLE_INT and MPI_FLOAT_INT. */
-typedef struct {
-  double v;
-  int i;
-} pair_di;
-typedef struct {
-  float v;
-  int i;
-} pair_fi;
-
-static size_t loc_size(int kind) {
-  return kind == K_F64 ? sizeof(pair_di) : sizeof(pair_fi);
-}
-
-static MPI_Datatype loc_type(int kind) {
-  return kind == K_F64 ? MPI_DOUBLE_INT : MPI_FLOAT_INT;
-}
-
-static void loc_fill(void *pairs, const void *x, size_t n, int kind, int rank) {
-  if (kind == K_F64) {
-    pair_di *p = pairs;
-    for (size_t k = 0; k < n; ++k) {
-      p[k].v = ((const double *)x)[k];
-      p[k].i = rank;
-    }
-  } else {
-    pair_fi *p = pairs;
-    for (size_t k = 0; k < n; ++k) {
-      p[k].v = ((const float *)x)[k];
-      p[k].i = rank;
-    }
-  }
-}
-
-static double loc_v(const void *pairs, size_t k, int kind) {
-  return kind == K_F64 ? ((const pair_di *)pairs)[k].v
-                       : (double)((const pair_fi *)pairs)[k].v;
-}
-
-static int loc_i(const void *pairs, size_t k, int kind) {
-  return kind == K_F64 ? ((const pair_di *)pairs)[k].i
-                       : ((const pair_fi *)pairs)[k].i;
-}
-
-/* PROD pairs from the inputs: (x or 1 if x == 0, 1 if x == 0 else 0). */
-static void prod_fill(void *pairs, const void *x, size_t n, int kind) {
-  for (size_t k = 0; k < n; ++k) {
-    double v = ld(x, k, kind);
-    st(pairs, 2 * k, kind, v == 0.0 ? 1.0 : v);
-    st(pairs, 2 * k + 1, kind, v == 0.0 ? 1.0 : 0.0);
-  }
-}
-
-/* Derivative of the product over ranks with respect to this rank's input x:
- * the product of the other ranks' inputs, exact with zeros, never NaN
- * (unless the data are not finite). */
-static double prod_deriv(double x, double prod_nonzero, double zero_count) {
-  if (zero_count == 0.0)
-    return x != 0.0 ? prod_nonzero / x : 0.0;
-  if (zero_count == 1.0 && x == 0.0)
-    return prod_nonzero;
-  return 0.0;
 }
 
 /* Words of 64 owner flags for n elements. */
@@ -334,8 +208,9 @@ mpiad_result_t mpiad_allreduce_fwd(const void *send, void *recv, int count,
       return MPIAD_ERR_NOMEM;
     prod_fill(pairs, x, n, kind);
     tpush(stack_of(kind), x, n * esz);
-    MPIAD_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, pairs, count, pair_type[kind],
-                                  prod_op[kind], comm));
+    MPIAD_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, pairs, count,
+                                  mpiad_impl_pair_type[kind],
+                                  mpiad_impl_prod_op[kind], comm));
     tpush(stack_of(kind), pairs, 2 * n * esz);
     for (size_t k = 0; k < n; ++k)
       st(recv, k, kind,
@@ -444,9 +319,9 @@ mpiad_result_t mpiad_reduce_fwd(const void *send, void *recv, int count,
       return MPIAD_ERR_NOMEM;
     prod_fill(pairs, x, n, kind);
     tpush(stack_of(kind), x, n * esz);
-    MPIAD_CHECK_MPI(MPI_Reduce(is_root ? MPI_IN_PLACE : pairs,
-                               is_root ? pairs : NULL, count, pair_type[kind],
-                               prod_op[kind], root, comm));
+    MPIAD_CHECK_MPI(MPI_Reduce(
+        is_root ? MPI_IN_PLACE : pairs, is_root ? pairs : NULL, count,
+        mpiad_impl_pair_type[kind], mpiad_impl_prod_op[kind], root, comm));
     if (is_root) {
       tpush(stack_of(kind), pairs, 2 * n * esz);
       for (size_t k = 0; k < n; ++k)

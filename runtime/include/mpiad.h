@@ -615,6 +615,116 @@ mpiad_result_t mpiad_sendrecv_replace_rev(void *buf_b, int count,
                                           MPI_Datatype t, int dest, int sendtag,
                                           int recvtag, MPI_Comm comm);
 
+/* ------------------------------------------------------------------------- */
+/* Tangents of MPI communication (tangent_comm.c)                            */
+/* ------------------------------------------------------------------------- */
+/* Forward mode.  For each MPI call of a differentiated function whose tangent
+ * is not simply the same call on the "_d" buffers (a non-linear reduction, or
+ * a receive whose tangent must come from the actual sender), the generated
+ * code calls one of these helpers INSTEAD of the MPI call: it performs the
+ * primal operation (writing the primal output) and propagates the tangents.
+ *
+ * Conventions (every helper):
+ *   - Tangents ("_d" buffers) are directional derivatives, with the layout
+ *     of their primal buffer.  Output tangents are OVERWRITTEN (for every
+ *     element the primal call writes), never accumulated.
+ *   - A NULL tangent means "no derivative on this rank": it is taken as
+ *     zeros when sent or reduced, and the received tangent is discarded.
+ *     The helper still makes exactly the same MPI calls, so no peer
+ *     deadlocks.
+ *   - MPI_IN_PLACE: where the primal uses MPI_IN_PLACE pass MPI_IN_PLACE (or
+ *     NULL) for the matching tangent; the input tangent is then read from
+ *     (and the output written to) the tangent of the buffer that held the
+ *     input (recv_d).  MPI_IN_PLACE for a tangent whose primal is not in
+ *     place is MPIAD_ERR_ARG.
+ *   - Datatypes: MPI_DOUBLE and MPI_FLOAT; anything else gives
+ *     MPIAD_ERR_ARG.  Float arithmetic is done in double and rounded once
+ *     per stored value (MPI's own float SUM sums the tangents).
+ *   - Errors: MPIAD_ERR_ARG (detected before any MPI call), MPIAD_ERR_NOMEM,
+ *     MPIAD_ERR_MPI.  A rank that fails skips the communication: treat every
+ *     error as fatal.
+ *   - Memory: the process-global scratch buffer of the adjoint helpers (no
+ *     allocation per call in steady state); the PROD objects are created on
+ *     first use; everything is freed at MPI_Finalize. */
+
+/** Tangent of MPI_Allreduce with op in {MPI_SUM, MPI_PROD, MPI_MAX,
+ *  MPI_MIN} (send may be MPI_IN_PLACE, then send_d is MPI_IN_PLACE or NULL
+ *  and the input tangent is read from recv_d).  recv = the primal result;
+ *  recv_d = sum over ranks r of dy/dx_r * x_d_r.  Exactly two collective
+ *  calls (none for count == 0):
+ *    SUM:  MPI_Allreduce of the primal (the very call of the primal program,
+ *          so recv is bitwise what it would compute), then one SUM
+ *          MPI_Allreduce of the tangents.
+ *    PROD: one MPI_Allreduce of (product of the non-zero inputs, number of
+ *          zero inputs) pairs, as mpiad_allreduce_fwd (recv = +0.0 where
+ *          some input is zero, else the product, which may differ from
+ *          MPI's own PROD in the last bits), then one SUM of the local
+ *          terms (product of the other ranks' inputs) * x_d: exact with one
+ *          zero factor (only the zero's rank contributes) and with two or
+ *          more (0), never NaN from a zero.
+ *    MAX/MIN: MPI_MAXLOC / MPI_MINLOC on (value, rank) pairs (ties go to
+ *          the LOWEST rank, as in mpiad_allreduce_fwd), then one SUM of
+ *          (owner ? x_d : 0): recv_d = the owner's tangent. */
+mpiad_result_t mpiad_allreduce_tan(const void *send, const void *send_d,
+                                   void *recv, void *recv_d, int count,
+                                   MPI_Datatype t, MPI_Op op, MPI_Comm comm);
+
+/** Tangent of MPI_Reduce to root, as mpiad_allreduce_tan; only the root
+ *  writes recv and recv_d (ignored, may be NULL, elsewhere); send ==
+ *  MPI_IN_PLACE only at the root.  Two collective calls: SUM: MPI_Reduce of
+ *  the primal and of the tangents; PROD/MAX/MIN: the MPI_Allreduce of pairs
+ *  (every rank needs the product of the others / the owner) then one SUM
+ *  MPI_Reduce of the local terms to the root. */
+mpiad_result_t mpiad_reduce_tan(const void *send, const void *send_d,
+                                void *recv, void *recv_d, int count,
+                                MPI_Datatype t, MPI_Op op, int root,
+                                MPI_Comm comm);
+
+/* Point to point: the primal and the tangent travel as ONE message, packed
+ * [primal | tangent] in scratch (2 * count elements of the same datatype),
+ * with the primal's destination, tag and communicator.  So message matching
+ * (MPI_ANY_SOURCE, MPI_ANY_TAG, ordering) is exactly the primal's, and a
+ * received tangent always comes from the actual sender of the primal.  Both
+ * sides of every message must use these helpers (a receive helper given a
+ * plain message of odd length returns MPIAD_ERR_ARG; an even one would be
+ * split wrongly), and count must be at most INT_MAX / 2.  The receiving
+ * helpers fill a user status (may be MPI_STATUS_IGNORE) as the primal call
+ * would: actual source and tag, and MPI_Get_count gives the PRIMAL number of
+ * elements received (m <= count; only buf[0..m) and buf_d[0..m) are
+ * written).  MPI_PROC_NULL works as in MPI (nothing sent or received). */
+
+/** Tangent of MPI_Send: one MPI_Send of [buf | buf_d] (buf_d NULL: zeros). */
+mpiad_result_t mpiad_send_tan(const void *buf, const void *buf_d, int count,
+                              MPI_Datatype t, int dest, int tag, MPI_Comm comm);
+
+/** Tangent of MPI_Ssend: one MPI_Ssend of [buf | buf_d]. */
+mpiad_result_t mpiad_ssend_tan(const void *buf, const void *buf_d, int count,
+                               MPI_Datatype t, int dest, int tag,
+                               MPI_Comm comm);
+
+/** Tangent of MPI_Recv: one MPI_Recv of up to 2 * count elements into
+ *  scratch, split into buf and buf_d (NULL: discarded). */
+mpiad_result_t mpiad_recv_tan(void *buf, void *buf_d, int count, MPI_Datatype t,
+                              int source, int tag, MPI_Comm comm,
+                              MPI_Status *status);
+
+/** Tangent of MPI_Sendrecv: one MPI_Sendrecv of the packed messages. */
+mpiad_result_t mpiad_sendrecv_tan(const void *sendbuf, const void *send_d,
+                                  int sendcount, MPI_Datatype st, int dest,
+                                  int sendtag, void *recvbuf, void *recv_d,
+                                  int recvcount, MPI_Datatype rt, int source,
+                                  int recvtag, MPI_Comm comm,
+                                  MPI_Status *status);
+
+/** Tangent of MPI_Sendrecv_replace: one MPI_Sendrecv between two scratch
+ *  regions (the outgoing [buf | buf_d] and the incoming message); then
+ *  buf[0..m) and buf_d[0..m) are replaced by the m received elements, the
+ *  rest of both is kept (as MPI_Sendrecv_replace keeps it). */
+mpiad_result_t mpiad_sendrecv_replace_tan(void *buf, void *buf_d, int count,
+                                          MPI_Datatype t, int dest, int sendtag,
+                                          int source, int recvtag,
+                                          MPI_Comm comm, MPI_Status *status);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
