@@ -224,6 +224,17 @@ static inline void *mpiad_pop_ptr(void) {
   return p;
 }
 
+/** Pushes the n bytes at p onto the ptr stack: opaque handles such as an
+ *  MPI_Comm created inside a differentiated function. */
+static inline void mpiad_push_bytes(const void *p, size_t n) {
+  mpiad_impl_push(MPIAD_IMPL_STACK_PTR, p, n);
+}
+
+/** Pops the n bytes most recently pushed by mpiad_push_bytes into p. */
+static inline void mpiad_pop_bytes(void *p, size_t n) {
+  mpiad_impl_pop(MPIAD_IMPL_STACK_PTR, p, n);
+}
+
 /** Pushes a[0..n) onto the f64 stack as one block (memcpy, spanning chunks as
  *  needed; n == 0 is a no-op).  Counts as n pushes. */
 static inline void mpiad_push_f64_array(const double *a, size_t n) {

@@ -78,6 +78,33 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
     }
   });
 
+  // Point-to-point messages carry data from one rank's send buffer to
+  // another rank's receive buffer, written by a different statement: every
+  // receive buffer of the function depends on every send buffer.
+  {
+    std::set<Var *> sends, recvs;
+    walk(f.body, [&](Stmt &s, const WalkCtx &) {
+      if (s.kind != Stmt::Comm || !s.comm.rule->pointToPoint)
+        return;
+      const CommRule &r = *s.comm.rule;
+      for (size_t i = 0; i < r.args.size(); ++i)
+        if (r.args[i].role == CommArg::Buffer)
+          if (Var *b = baseVar(s.comm.args[i])) {
+            if (r.args[i].read)
+              sends.insert(b);
+            if (r.args[i].write)
+              recvs.insert(b);
+          }
+    });
+    for (Var *rv : recvs) {
+      Effect e;
+      e.target = rv;
+      e.data = sends;
+      e.elementWrite = true;
+      flows.push_back({e, nullptr});
+    }
+  }
+
   // Seeds.
   for (size_t k = 0; k < f.params.size(); ++k) {
     Var *p = f.params[k];
@@ -143,6 +170,8 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
 
   // Errors that activity reveals.
   for (const Flow &fl : flows) {
+    if (!fl.s)
+      continue; // cross-rank message flows
     bool anyVaried = false;
     for (Var *d : fl.e.data)
       anyVaried |= d->varied && d->type.isFloatingElem();
@@ -179,7 +208,7 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
   // wrt parameters written by the function must also be outputs.
   for (const Flow &fl : flows) {
     Var *t = fl.e.target;
-    if (t && t->kind == Var::Param && t->type.ptrDepth > 0 && t->active &&
+    if (fl.s && t && t->kind == Var::Param && t->type.ptrDepth > 0 && t->active &&
         fl.e.elementWrite && named(req.ann.wrt, t->userName) &&
         !named(req.ann.outputs, t->userName)) {
       diag.error(fl.s->loc, "wrt parameter '" + t->userName +

@@ -30,6 +30,7 @@ struct Effect {
   std::set<Var *> data;
   std::set<Var *> reads;
   bool elementWrite = false; // writes part of an array
+  bool wholeWrite = false;   // a communication call (re)defines a bare buffer
   bool pointerCopy = false;  // target is a pointer into data's storage
   const char *commResult = nullptr; // "replicated"/"varying" from a rule
   bool commSend = false; // data flows through communication (send buffer)

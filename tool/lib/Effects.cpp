@@ -178,6 +178,9 @@ std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe) {
       e.comm = comm;
       e.elementWrite = a.role == CommArg::Buffer &&
                        (t->type.ptrDepth > 0 || !t->type.dims.empty());
+      // `MPI_Bcast(buf, ...)` on a bare array: the call defines the buffer
+      // (taken to be the whole array) anew.
+      e.wholeWrite = e.elementWrite && s.comm.args[i]->kind == Expr::VarRef;
       e.reads = allReads;
       if (a.role == CommArg::Buffer) {
         e.data = sendData;

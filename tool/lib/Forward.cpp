@@ -410,7 +410,12 @@ public:
       }
       if (a.role == CommArg::Datatype) {
         const std::string &t = args[i]->text;
-        if (t != "MPI_DOUBLE" && t != "MPI_FLOAT")
+        bool onlyInPlace = true;
+        for (size_t j = 0; j < r.args.size(); ++j)
+          if (r.args[j].role == CommArg::Buffer &&
+              r.args[j].datatype == a.name && !isInPlace(args[j]))
+            onlyInPlace = false;
+        if (!onlyInPlace && t != "MPI_DOUBLE" && t != "MPI_FLOAT")
           error(args[i]->loc, "datatype '" + t + "' of " + s->comm.name +
                                   " cannot carry derivatives; use "
                                   "MPI_DOUBLE or MPI_FLOAT");

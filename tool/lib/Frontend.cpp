@@ -197,6 +197,20 @@ ExprP Lowering::hoistToTemp(ExprP value, QualType t, SourceLocation loc) {
 }
 
 ExprP Lowering::lower(const clang::Expr *e) {
+  // A whole object-like macro whose body is parenthesised
+  // (MPI_STATUS_IGNORE is `((MPI_Status *) 0)`) prints as its name.
+  if (e->getBeginLoc().isMacroID() && isa<ParenExpr>(e) &&
+      Lexer::isAtStartOfMacroExpansion(e->getBeginLoc(), SM, LO) &&
+      Lexer::isAtEndOfMacroExpansion(e->getEndLoc(), SM, LO)) {
+    std::string t = text(e->getSourceRange());
+    if (isIdentifier(t) && !SM.isMacroArgExpansion(e->getBeginLoc())) {
+      CType ct = convertType(e->getType(), fe.ctx_);
+      auto x = std::make_shared<mpiad::Expr>(*mkOpaque(t, {}, ct.elem));
+      x->ptrDepth = ct.ptrDepth;
+      x->loc = e->getExprLoc();
+      return x;
+    }
+  }
   e = e->IgnoreParens();
   SourceLocation loc = e->getExprLoc();
   QualType qt = e->getType();
@@ -556,6 +570,42 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
           v->type.base.rfind("const ", 0) == 0)
         v->type.base = v->type.base.substr(6); // initialised by memcpy
       ExprP init;
+      // `double a[2] = {x[0], 2 * x[1]}` with values that may carry
+      // derivatives: element assignments (the rest is zero, as in C).
+      if (const auto *il = dyn_cast_or_null<InitListExpr>(
+              vd->hasInit() ? vd->getInit()->IgnoreParenImpCasts() : nullptr)) {
+        bool readsVars = false;
+        std::vector<ExprP> elems;
+        for (const clang::Expr *e : il->inits()) {
+          ExprP x = lower(e);
+          if (!x)
+            return;
+          std::set<Var *> vs;
+          collectVars(x, vs);
+          readsVars |= !vs.empty() || x->kind == mpiad::Expr::Call;
+          elems.push_back(x);
+        }
+        if (readsVars) {
+          if (ct.dims.size() != 1) {
+            error(vd->getLocation(), "initialiser list of multi-dimensional "
+                                     "array '" + vd->getNameAsString() +
+                                     "' reads variables; assign the elements");
+            continue;
+          }
+          flushPre();
+          out.push_back(mkDecl(v));
+          long long n = std::stoll(ct.dims[0]);
+          for (long long k = 0; k < n; ++k) {
+            auto a = mkAssign(mkIndex(mkVar(v), mkInt(k)), "=",
+                              k < (long long)elems.size() ? elems[k] : mkInt(0));
+            a->loc = vd->getLocation();
+            out.push_back(a);
+          }
+          if (v->type.base.rfind("const ", 0) == 0)
+            v->type.base = v->type.base.substr(6);
+          continue;
+        }
+      }
       if (vd->hasInit()) {
         directCall = dyn_cast<CallExpr>(vd->getInit()->IgnoreParenImpCasts());
         init = lower(vd->getInit());

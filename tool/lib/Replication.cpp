@@ -83,11 +83,13 @@ private:
       return it->second;
     return wholeVar[r] = newDef(r, nullptr);
   }
+  /// Arrays are tracked per alias class; scalars per variable.
+  Var *key(Var *v) { return scalar(v) ? v : aliasRoot(f, v); }
   std::set<int> reaching(State &st, Var *v) {
-    if (!scalar(v))
-      return {whole(v)};
-    auto it = st.find(v);
+    auto it = st.find(key(v));
     if (it == st.end() || it->second.empty()) {
+      if (!scalar(v))
+        return {whole(v)};
       auto e = entry.find(v);
       if (e == entry.end())
         e = entry.emplace(v, newDef(v, nullptr)).first;
@@ -121,12 +123,12 @@ private:
       Var *t = e.target;
       if (!t)
         continue;
-      bool strong = scalar(t) && !e.elementWrite;
+      bool strong = (scalar(t) && !e.elementWrite) || e.wholeWrite;
       // One definition per (statement, variable), however often loops are
       // walked.
       auto known = defAt.find({&s, t});
       int d = strong ? (known != defAt.end() ? known->second : newDef(t, &s))
-                     : whole(t);
+                     : -1;
       if (strong) {
         defs[d].e = e;
         defs[d].control = control;
@@ -136,16 +138,18 @@ private:
         if (s.kind == Stmt::Assign && s.op != "=" && useAt.count({&s, t}))
           for (int o : useAt[{&s, t}])
             unite(d, o);
-        st[t] = {d};
+        st[key(t)] = {d};
       } else {
-        // A weak update: remember this statement's effect on the web.
+        // A weak update (an element): joins the version it updates.
         auto wk = weakAt.find({&s, t});
         int w = wk != weakAt.end() ? wk->second : (weakAt[{&s, t}] = newDef(t, &s));
         defs[w].e = e;
         defs[w].control = control;
         defs[w].isCall = isCall;
-        unite(w, d);
-        defAt[{&s, t}] = d;
+        for (int o : reaching(st, t))
+          unite(w, o);
+        st[key(t)] = {w};
+        defAt[{&s, t}] = w;
       }
     }
   }

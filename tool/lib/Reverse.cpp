@@ -304,11 +304,24 @@ public:
       return "f32";
     return "i64";
   }
+  static bool opaqueHandle(const ExprP &lv) {
+    return lv->ptrDepth == 0 && lv->type == Scalar::Other;
+  }
   StmtP push(const ExprP &lv) {
+    if (opaqueHandle(lv)) // MPI_Comm and the like: raw bytes
+      return mkExprStmt(mkCall("mpiad_push_bytes",
+                               {mkAddrOf(lv),
+                                mkOpaque("sizeof(" + printExpr(lv) + ")")},
+                               Scalar::Void));
     return mkExprStmt(mkCall(std::string("mpiad_push_") + suffix(lv), {lv},
                              Scalar::Void));
   }
   StmtP pop(const ExprP &lv) {
+    if (opaqueHandle(lv))
+      return mkExprStmt(mkCall("mpiad_pop_bytes",
+                               {mkAddrOf(lv),
+                                mkOpaque("sizeof(" + printExpr(lv) + ")")},
+                               Scalar::Void));
     return mkAssign(lv, "=", mkCall(std::string("mpiad_pop_") + suffix(lv), {},
                                     lv->type, lv->ptrDepth));
   }
@@ -428,6 +441,12 @@ public:
                         s->kind == Stmt::Comm)) {
       ReverseReads r;
       classify(p.second, r);
+      // Releasing the communicator this call creates reads the new handle,
+      // not the one it overwrote.
+      if (s->kind == Stmt::Comm && !s->comm.rule->creates.empty())
+        if (Var *c = baseVar(
+                s->comm.args[s->comm.rule->argIndex(s->comm.rule->creates)]))
+          r.data.erase(aliasRoot(F, c));
       (*recordReads)[s.get()] = r;
     }
     return p;
@@ -931,6 +950,14 @@ public:
             }
         if (a.role == CommArg::Datatype) {
           const std::string &t = args[i]->text;
+          // MPI ignores the count and type of an MPI_IN_PLACE buffer.
+          bool onlyInPlace = true;
+          for (size_t j = 0; j < r.args.size(); ++j)
+            if (r.args[j].role == CommArg::Buffer &&
+                r.args[j].datatype == a.name && !isInPlace(args[j]))
+              onlyInPlace = false;
+          if (onlyInPlace)
+            continue;
           if (t != "MPI_DOUBLE" && t != "MPI_FLOAT")
             error(args[i]->loc, "datatype '" + t + "' of " + s->comm.name +
                                     " cannot carry derivatives; use "
@@ -986,11 +1013,14 @@ public:
           }
     if (!replaced)
       fwd.push_back(s);
+    // The communicator created here is released at this statement's
+    // reverse, before its previous value is restored.
     if (!r.creates.empty())
       if (Var *c = baseVar(arg(r.creates)))
         if (deferredRelease.count(c))
-          rev.push_back(mkExprStmt(mkCall(deferredRelease[c],
-                                          {mkAddrOf(mkVar(c))}, Scalar::Int)));
+          rev.insert(rev.begin(),
+                     mkExprStmt(mkCall(deferredRelease[c],
+                                       {mkAddrOf(mkVar(c))}, Scalar::Int)));
     if (!anyActive)
       return {fwd, rev};
     const std::vector<CommStep> &steps = R.perRank ? r.perRank : r.global;
