@@ -732,11 +732,11 @@ public:
     ExprP first, bound;
     std::string cmp, op;
     if (s->loopStep > 0) { // i = lo; i < hi; i++   ->  i = hi - 1; i >= lo; i--
-      first = s->loopCmp == "<" ? mkBinary("-", hi, mkInt(1)) : hi;
+      first = s->loopCmp == "<" ? plus(hi, -1) : hi;
       cmp = ">=";
       op = "-=";
     } else { // i = lo; i > hi; i--   ->  i = hi + 1; i <= lo; i++
-      first = s->loopCmp == ">" ? mkBinary("+", hi, mkInt(1)) : hi;
+      first = s->loopCmp == ">" ? plus(hi, 1) : hi;
       cmp = "<=";
       op = "+=";
     }
@@ -745,10 +745,202 @@ public:
     r->cond = mkBinary(cmp, mkVar(i), lo);
     r->step = mkAssign(mkVar(i), op, mkInt(1));
     r->body = body.second;
-    rev.push_back(r);
+    Block gather;
+    if (s->loopStep > 0 && i->declaredInForInit &&
+        gatherForm(i, lo, first, body.second, gather))
+      append(rev, gather);
+    else
+      rev.push_back(r);
     if (initTaped)
       rev.push_back(pop(mkVar(i)));
     return {fwd, rev};
+  }
+
+  /// e + k, folding a constant already there (`n - 1` + 1 is `n`).
+  static ExprP plus(const ExprP &e, long long k) {
+    if (k == 0)
+      return e;
+    if (e->kind == Expr::IntLit)
+      return mkInt(std::stoll(e->text, nullptr, 0) + k);
+    if (e->kind == Expr::Binary && (e->text == "+" || e->text == "-") &&
+        e->ops[1]->kind == Expr::IntLit) {
+      long long m = std::stoll(e->ops[1]->text, nullptr, 0);
+      long long t = (e->text == "+" ? m : -m) + k;
+      if (t == 0)
+        return e->ops[0];
+      return mkBinary(t > 0 ? "+" : "-", e->ops[0], mkInt(t > 0 ? t : -t));
+    }
+    return mkBinary(k > 0 ? "+" : "-", e, mkInt(k > 0 ? k : -k));
+  }
+
+  static ExprP replaceVar(const ExprP &e, const Var *v, const ExprP &with) {
+    if (e->kind == Expr::VarRef && e->var == v)
+      return with;
+    if (e->ops.empty())
+      return e;
+    auto c = std::make_shared<Expr>(*e);
+    for (ExprP &o : c->ops)
+      o = replaceVar(o, v, with);
+    return c;
+  }
+
+  /// Offset c when idx is `i`, `i + c` or `i - c`.
+  static bool offsetOf(const ExprP &idx, const Var *i, long long &c) {
+    if (idx->kind == Expr::VarRef && idx->var == i) {
+      c = 0;
+      return true;
+    }
+    if (idx->kind == Expr::Binary && (idx->text == "+" || idx->text == "-") &&
+        idx->ops[0]->kind == Expr::VarRef && idx->ops[0]->var == i &&
+        idx->ops[1]->kind == Expr::IntLit) {
+      c = std::stoll(idx->ops[1]->text, nullptr, 0);
+      if (idx->text == "-")
+        c = -c;
+      return true;
+    }
+    return false;
+  }
+
+  /// The reverse of a stencil-like loop scatters: `A_b[i + c] += E(i)` for
+  /// a few constant offsets c, E reading other adjoints only at [i].  Such a
+  /// loop has a dependence from one iteration to the next through A_b, so
+  /// compilers do not vectorize it.  Written as a gather instead,
+  /// `A_b[j] += sum over c of E(j - c)`, the main loop is independent per j;
+  /// boundary iterations, where some terms fall outside [L, H], are peeled.
+  /// The zeroing of the read adjoints follows in its own loop.
+  bool gatherForm(Var *i, const ExprP &L, const ExprP &H, const Block &body,
+                  Block &out) {
+    struct Term {
+      long long c;
+      ExprP e;
+    };
+    std::map<Var *, ExprP> temps;
+    Var *target = nullptr;
+    std::vector<Term> terms;
+    std::vector<ExprP> zeros;
+    bool zeroSeen = false, shifted = false;
+    for (const StmtP &st : body) {
+      if (st->kind == Stmt::Decl && st->rhs && generated.count(st->var) &&
+          !zeroSeen) {
+        temps[st->var] = st->rhs;
+        continue;
+      }
+      if (st->kind != Stmt::Assign || st->lhs->kind != Expr::Index ||
+          st->lhs->ops[0]->kind != Expr::VarRef ||
+          !isShadowVar(st->lhs->ops[0]->var))
+        return false;
+      long long c;
+      if (!offsetOf(st->lhs->ops[1], i, c))
+        return false;
+      Var *a = st->lhs->ops[0]->var;
+      if (st->op == "=" && isZeroLiteral(st->rhs) && c == 0) {
+        zeroSeen = true;
+        zeros.push_back(st->lhs);
+        continue;
+      }
+      if (st->op != "+=" || zeroSeen || (target && target != a))
+        return false;
+      target = a;
+      ExprP e = st->rhs;
+      for (auto &t : temps)
+        e = replaceVar(e, t.first, t.second);
+      terms.push_back({c, e});
+      shifted |= c != 0;
+    }
+    if (!target || !shifted)
+      return false;
+    // E may read adjoints only at [i], and never the target; zeroed arrays
+    // are read before they are zeroed (checked above by order).
+    bool ok = true;
+    std::function<void(const ExprP &)> check = [&](const ExprP &e) {
+      if (e->kind == Expr::VarRef && e->var == target)
+        ok = false;
+      if (e->kind == Expr::VarRef && generated.count(e->var) &&
+          !isShadowVar(e->var))
+        ok = false; // a temporary not folded in
+      if (e->kind == Expr::Index && e->ops[0]->kind == Expr::VarRef &&
+          isShadowVar(e->ops[0]->var)) {
+        long long c;
+        if (!offsetOf(e->ops[1], i, c) || c != 0)
+          ok = false;
+      }
+      for (const ExprP &o : e->ops)
+        check(o);
+    };
+    for (const Term &t : terms)
+      check(t.e);
+    if (!ok)
+      return false;
+    long long cmin = terms[0].c, cmax = terms[0].c;
+    for (const Term &t : terms) {
+      cmin = std::min(cmin, t.c);
+      cmax = std::max(cmax, t.c);
+    }
+    CType it = intType("int");
+    auto loop = [&](const ExprP &from, const ExprP &to, bool guarded) {
+      Var *j = newSynth("mpiad_j", it);
+      j->declaredInForInit = true;
+      ExprP sum;
+      Block guardedBody;
+      for (const Term &t : terms) {
+        ExprP at = plus(mkVar(j), -t.c); // the primal iteration i = j - c
+        ExprP e = replaceVar(t.e, i, at);
+        if (guarded) {
+          ExprP cond = mkBinary("&&", mkBinary(">=", at, L),
+                                mkBinary("<=", at, H));
+          guardedBody.push_back(mkIf(
+              cond, {mkAssign(mkIndex(mkVar(target), mkVar(j)), "+=", e)}));
+        } else {
+          sum = sum ? mkBinary("+", sum, e) : e;
+        }
+      }
+      auto r = std::make_shared<Stmt>();
+      r->kind = Stmt::For;
+      r->init = mkDecl(j, from);
+      r->cond = mkBinary("<=", mkVar(j), to);
+      r->step = mkAssign(mkVar(j), "+=", mkInt(1));
+      r->body = guarded ? guardedBody
+                        : Block{mkAssign(mkIndex(mkVar(target), mkVar(j)),
+                                         "+=", sum)};
+      return r;
+    };
+    auto minE = [](const ExprP &a, const ExprP &b) {
+      return mkCond(mkBinary("<", a, b), a, b);
+    };
+    auto maxE = [](const ExprP &a, const ExprP &b) {
+      return mkCond(mkBinary(">", a, b), a, b);
+    };
+    out.push_back(mkComment("reverse of the stencil loop over " + i->name +
+                            ", as a gather (boundary iterations peeled)"));
+    if (cmax > cmin)
+      out.push_back(loop(plus(L, cmin), minE(plus(L, cmax - 1), plus(H, cmax)),
+                         true));
+    out.push_back(loop(plus(L, cmax), plus(H, cmin), false));
+    if (cmax > cmin)
+      out.push_back(loop(maxE(plus(L, cmax), plus(H, cmin + 1)), plus(H, cmax),
+                         true));
+    if (!zeros.empty()) {
+      Var *k = newSynth("mpiad_j", it);
+      k->declaredInForInit = true;
+      Block zb;
+      for (const ExprP &z : zeros)
+        zb.push_back(mkAssign(replaceVar(z, i, mkVar(k)), "=", mkInt(0)));
+      auto r = std::make_shared<Stmt>();
+      r->kind = Stmt::For;
+      r->init = mkDecl(k, L);
+      r->cond = mkBinary("<=", mkVar(k), H);
+      r->step = mkAssign(mkVar(k), "+=", mkInt(1));
+      r->body = zb;
+      out.push_back(r);
+    }
+    return true;
+  }
+
+  bool isShadowVar(const Var *v) const {
+    for (auto &kv : shadows)
+      if (kv.second == v)
+        return true;
+    return false;
   }
 
   Pair whileStmt(const StmtP &s) {
