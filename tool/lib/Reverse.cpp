@@ -849,6 +849,9 @@ public:
     }
     if (!target || !shifted)
       return false;
+    for (const ExprP &z : zeros)
+      if (z->ops[0]->var == target)
+        return false;
     // E may read adjoints only at [i], and never the target; zeroed arrays
     // are read before they are zeroed (checked above by order).
     bool ok = true;
@@ -877,7 +880,10 @@ public:
       cmax = std::max(cmax, t.c);
     }
     CType it = intType("int");
-    auto loop = [&](const ExprP &from, const ExprP &to, bool guarded) {
+    // An element of a read adjoint is last read at j = i + cmax: it is zeroed
+    // there, right after its last use, in the main and tail loops.
+    auto loop = [&](const ExprP &from, const ExprP &to, bool guarded,
+                    bool zero) {
       Var *j = newSynth("mpiad_j", it);
       j->declaredInForInit = true;
       ExprP sum;
@@ -902,6 +908,10 @@ public:
       r->body = guarded ? guardedBody
                         : Block{mkAssign(mkIndex(mkVar(target), mkVar(j)),
                                          "+=", sum)};
+      if (zero)
+        for (const ExprP &z : zeros)
+          r->body.push_back(
+              mkAssign(replaceVar(z, i, plus(mkVar(j), -cmax)), "=", mkInt(0)));
       return r;
     };
     auto minE = [](const ExprP &a, const ExprP &b) {
@@ -912,27 +922,14 @@ public:
     };
     out.push_back(mkComment("reverse of the stencil loop over " + i->name +
                             ", as a gather (boundary iterations peeled)"));
+
     if (cmax > cmin)
       out.push_back(loop(plus(L, cmin), minE(plus(L, cmax - 1), plus(H, cmax)),
-                         true));
-    out.push_back(loop(plus(L, cmax), plus(H, cmin), false));
+                         true, false));
+    out.push_back(loop(plus(L, cmax), plus(H, cmin), false, true));
     if (cmax > cmin)
       out.push_back(loop(maxE(plus(L, cmax), plus(H, cmin + 1)), plus(H, cmax),
-                         true));
-    if (!zeros.empty()) {
-      Var *k = newSynth("mpiad_j", it);
-      k->declaredInForInit = true;
-      Block zb;
-      for (const ExprP &z : zeros)
-        zb.push_back(mkAssign(replaceVar(z, i, mkVar(k)), "=", mkInt(0)));
-      auto r = std::make_shared<Stmt>();
-      r->kind = Stmt::For;
-      r->init = mkDecl(k, L);
-      r->cond = mkBinary("<=", mkVar(k), H);
-      r->step = mkAssign(mkVar(k), "+=", mkInt(1));
-      r->body = zb;
-      out.push_back(r);
-    }
+                         true, true));
     return true;
   }
 
