@@ -70,56 +70,11 @@ public:
 
   bool activeVar(const Var *v) const { return v && v->active; }
 
-  bool activeIn(const ExprP &e) const {
-    switch (e->kind) {
-    case Expr::VarRef:
-      return activeVar(e->var) && e->isFloating();
-    case Expr::Index:
-      return e->isFloating() && activeVar(baseVar(e));
-    case Expr::Unary:
-      return e->text == "-" && activeIn(e->ops[0]);
-    case Expr::Binary:
-      if (e->type == Scalar::Int || e->ptrDepth)
-        return false;
-      return activeIn(e->ops[0]) || activeIn(e->ops[1]);
-    case Expr::Cond:
-      return activeIn(e->ops[1]) || activeIn(e->ops[2]);
-    case Expr::Cast:
-      return e->isFloating() && activeIn(e->ops[0]);
-    case Expr::Call:
-      if (!e->isFloating())
-        return false;
-      for (const ExprP &o : e->ops)
-        if (activeIn(o))
-          return true;
-      return false;
-    default:
-      return false;
-    }
-  }
+  bool activeIn(const ExprP &e) const { return carriesDerivative(e); }
 
   /// Replaces the variable an lvalue / buffer is rooted at by its tangent.
   ExprP td(const ExprP &e) {
-    switch (e->kind) {
-    case Expr::VarRef:
-      return mkVar(tangent(e->var));
-    case Expr::Index:
-      return mkIndex(td(e->ops[0]), e->ops[1]);
-    case Expr::AddrOf:
-      return mkAddrOf(td(e->ops[0]));
-    case Expr::Cast: {
-      std::string t = e->text;
-      if (t.rfind("const ", 0) == 0)
-        t = t.substr(6);
-      return mkCast(t, td(e->ops[0]), e->type, e->ptrDepth);
-    }
-    case Expr::Binary:
-      if (e->ops[0]->ptrDepth > 0)
-        return mkBinary(e->text, td(e->ops[0]), e->ops[1]);
-      return mkBinary(e->text, e->ops[0], td(e->ops[1]));
-    default:
-      return e;
-    }
+    return rebase(e, [&](Var *v) { return tangent(v); });
   }
 
   static ExprP add(const ExprP &a, const ExprP &b) {

@@ -130,57 +130,11 @@ public:
   bool activeVar(const Var *v) const { return v && v->active; }
 
   /// Does e carry derivatives?
-  bool activeIn(const ExprP &e) const {
-    switch (e->kind) {
-    case Expr::VarRef:
-      return activeVar(e->var) && e->isFloating();
-    case Expr::Index:
-      return e->isFloating() && activeVar(baseVar(e));
-    case Expr::Unary:
-      return e->text == "-" && activeIn(e->ops[0]);
-    case Expr::Binary:
-      if (e->type == Scalar::Int || e->ptrDepth)
-        return false;
-      return activeIn(e->ops[0]) || activeIn(e->ops[1]);
-    case Expr::Cond:
-      return activeIn(e->ops[1]) || activeIn(e->ops[2]);
-    case Expr::Cast:
-      return e->isFloating() && activeIn(e->ops[0]);
-    case Expr::Call:
-      if (!e->isFloating())
-        return false;
-      for (const ExprP &o : e->ops)
-        if (activeIn(o))
-          return true;
-      return false;
-    default:
-      return false;
-    }
-  }
+  bool activeIn(const ExprP &e) const { return carriesDerivative(e); }
 
   /// Replaces the variable an lvalue / buffer is rooted at by its shadow.
   ExprP sh(const ExprP &e) {
-    switch (e->kind) {
-    case Expr::VarRef:
-      return mkVar(shadow(e->var));
-    case Expr::Index:
-      return mkIndex(sh(e->ops[0]), e->ops[1]);
-    case Expr::AddrOf:
-      return mkAddrOf(sh(e->ops[0]));
-    case Expr::Cast: {
-      ExprP in = sh(e->ops[0]);
-      std::string t = e->text;
-      if (t.rfind("const ", 0) == 0)
-        t = t.substr(6);
-      return mkCast(t, in, e->type, e->ptrDepth);
-    }
-    case Expr::Binary:
-      if (e->ops[0]->ptrDepth > 0)
-        return mkBinary(e->text, sh(e->ops[0]), e->ops[1]);
-      return mkBinary(e->text, e->ops[0], sh(e->ops[1]));
-    default:
-      return e;
-    }
+    return rebase(e, [&](Var *v) { return shadow(v); });
   }
 
   ExprP root() {

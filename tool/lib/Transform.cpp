@@ -107,4 +107,57 @@ std::string zeroInit(const Var &v) {
   return " = 0";
 }
 
+bool carriesDerivative(const ExprP &e) {
+  switch (e->kind) {
+  case Expr::VarRef:
+    return e->var->active && e->isFloating();
+  case Expr::Index: {
+    Var *b = baseVar(e);
+    return e->isFloating() && b && b->active;
+  }
+  case Expr::Unary:
+    return e->text == "-" && carriesDerivative(e->ops[0]);
+  case Expr::Binary:
+    if (e->type == Scalar::Int || e->ptrDepth)
+      return false;
+    return carriesDerivative(e->ops[0]) || carriesDerivative(e->ops[1]);
+  case Expr::Cond:
+    return carriesDerivative(e->ops[1]) || carriesDerivative(e->ops[2]);
+  case Expr::Cast:
+    return e->isFloating() && carriesDerivative(e->ops[0]);
+  case Expr::Call:
+    if (!e->isFloating())
+      return false;
+    for (const ExprP &o : e->ops)
+      if (carriesDerivative(o))
+        return true;
+    return false;
+  default:
+    return false;
+  }
+}
+
+ExprP rebase(const ExprP &e, const std::function<Var *(Var *)> &base) {
+  switch (e->kind) {
+  case Expr::VarRef:
+    return mkVar(base(e->var));
+  case Expr::Index:
+    return mkIndex(rebase(e->ops[0], base), e->ops[1]);
+  case Expr::AddrOf:
+    return mkAddrOf(rebase(e->ops[0], base));
+  case Expr::Cast: {
+    std::string t = e->text;
+    if (t.rfind("const ", 0) == 0)
+      t = t.substr(6);
+    return mkCast(t, rebase(e->ops[0], base), e->type, e->ptrDepth);
+  }
+  case Expr::Binary:
+    if (e->ops[0]->ptrDepth > 0)
+      return mkBinary(e->text, rebase(e->ops[0], base), e->ops[1]);
+    return mkBinary(e->text, e->ops[0], rebase(e->ops[1], base));
+  default:
+    return e;
+  }
+}
+
 } // namespace mpiad

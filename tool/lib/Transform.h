@@ -4,6 +4,7 @@
 
 #include "IR.h"
 #include "clang/Basic/SourceLocation.h"
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,6 +31,12 @@ bool scalarLike(const Var &v);
 Block unusedParams(const std::vector<Var *> &params, const std::set<Var *> &used);
 /// " = 0", " = NULL" or " = {0}".
 std::string zeroInit(const Var &v);
+/// Does e carry derivatives (an active floating value flows into it)?
+bool carriesDerivative(const ExprP &e);
+/// The lvalue / buffer e with the variable it is rooted at replaced by
+/// `base(v)` (the shadow in reverse mode, the tangent in forward mode):
+/// `x[i]` -> `x_b[i]`, `&s` -> `&s_b`, `p + k` -> `p_b + k`.
+ExprP rebase(const ExprP &e, const std::function<Var *(Var *)> &base);
 
 } // namespace mpiad
 
