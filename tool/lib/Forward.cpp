@@ -579,7 +579,7 @@ const std::string *Module::tangentCallee(const std::string &name,
   Block epilogue;
   if (activeRet) {
     std::string out = G.unique("mpiad_ret_d_out");
-    params.push_back("double *" + out);
+    params.push_back(F.ret.elemName() + " *" + out); // the caller's tangent type
     epilogue.push_back(mkAssign(mkIndex(mkOpaque(out), mkInt(0)), "=",
                                 F.retVar->active ? mkVar(G.tangent(F.retVar))
                                                  : mkInt(0)));

@@ -118,8 +118,11 @@ public:
       t.base = t.base.substr(6);
     t.isConst = false;
     std::string name = v->name + "_b";
-    if (v->kind == Var::Param && v->type.ptrDepth == 0)
+    if (v->kind == Var::Param && v->type.ptrDepth == 0) {
       name = v->name + "_b_acc"; // accumulates into the caller's *v_b
+      t.elem = Scalar::Double;   // scalar adjoints are double (the contract)
+      t.base = "double";
+    }
     else if (v->kind == Var::Param && v->replicated && v->partial)
       name = v->name + "_b_part"; // this rank's share of the gradient
     Var *s = newSynth(name, t);

@@ -19,7 +19,8 @@
  *   - the tangents are finite; a replicated output's tangent is the same on
  *     every rank (the replicated inputs get the same direction everywhere),
  *   - every tangent element against central differences of the primal along
- *     (dx, dth), per rank (skipped with no_fd, e.g. at a MAX tie),
+ *     (dx, dth), per rank: |yd - fd| <= max(fd_rtol |fd|, fd_atol max(1,|y|))
+ *     (skipped with no_fd, e.g. at a MAX tie),
  *   - optionally every tangent element against an exact expected value,
  *   - the tangent/adjoint consistency (dot-product) test in global semantics:
  *         sum over ranks <yb, yd_varying> + <yb, yd_replicated> (once)
@@ -140,13 +141,14 @@ static void fc_run(const fc_case *c, unsigned long long seed) {
     for (int i = 0; i < c->nth; i++)
       ths[i] = th[i] - h * dth[i];
     c->P(xs, ths, ym);
+    /* pass when |yd - fd| <= max(fd_rtol |fd|, fd_atol max(1, |y|)) */
     double worst = 0.0;
     int wi = 0;
     for (int i = 0; i < nout; i++) {
       fd[i] = (yp[i] - ym[i]) / (2.0 * h);
       double at = fd_atol * (fabs(y0[i]) > 1.0 ? fabs(y0[i]) : 1.0);
-      double scale = fabs(fd[i]) > at ? fabs(fd[i]) : at;
-      double e = fabs(yd[i] - fd[i]) / scale;
+      double tol = fd_rtol * fabs(fd[i]) > at ? fd_rtol * fabs(fd[i]) : at;
+      double e = fabs(yd[i] - fd[i]) / tol;
       if (!(e <= worst)) {
         worst = e;
         wi = i;
@@ -157,8 +159,10 @@ static void fc_run(const fc_case *c, unsigned long long seed) {
     snprintf(label, sizeof label,
              "%s: tangent vs central differences (worst element %d)", c->name,
              wi);
+    /* relerr = diff / max(|fd|, at / rtol) <= rtol  <=>
+     * diff <= max(rtol |fd|, at) */
     hx_check_each(label, nout ? yd[wi] : 0.0, nout ? fd[wi] : 0.0, fd_rtol,
-                  at);
+                  at / fd_rtol);
   }
 
   if (c->expect) {

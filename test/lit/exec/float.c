@@ -78,7 +78,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_init(MPI_COMM_WORLD);
   int r = hx_rank_g;
-  float xf[N], xf_b[N], sf = 0.8f, sf_b = 0.0f;
+  float xf[N], xf_b[N], sf = 0.8f;
+  double sf_b = 0.0; /* scalar adjoints are double, also for float scalars */
   double x[N], x_b[N], s = 0.8, s_b = 0.0, dx[N], ds = 0.6;
   hx_randf(xf, N, 1100, r, -1.0, 1.0);
   for (int i = 0; i < N; i++) {

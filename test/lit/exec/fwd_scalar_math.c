@@ -1,8 +1,8 @@
 // Forward mode (F_d) on rank-local code: loops (counted, while with break,
 // nested), branches on active values, ?:, early return, math.h functions, a
 // callee defined in the file, a scalar wrt input, an in-place parameter, a
-// return value plus a pointer output, and a float variant.  Each function has
-// a forward and a reverse pragma; every case checks
+// return value plus a pointer output (the float variant is fwd_float.c).
+// Each function has a forward and a reverse pragma; every case checks
 //   - F_d returns (and writes) exactly the primal values,
 //   - its tangent against central differences of the primal, per rank,
 //   - the dot-product test of F_d against F_b in global semantics (outputs
@@ -106,35 +106,6 @@ double two(const double *x, double *z, int n) {
   return sqrt(s);
 }
 
-/* float variant of mix-like code */
-static float fsq(float a) { return a * a; }
-#pragma mpiad differentiate forward wrt(x, k)
-#pragma mpiad differentiate reverse wrt(x, k) replicated(k)
-float fmix(const float *x, float k, int n) {
-  float s = 0.0f;
-  for (int i = 0; i < n; i++) {
-    float a = x[i] * k;
-    if (a > 1.0f)
-      s += logf(a) * fsq(x[i]) + sqrtf(a);
-    else
-      s += sinf(a) * expf(x[i]);
-  }
-  return s * k;
-}
-/* the same in double, for the twin comparison */
-#pragma mpiad differentiate forward wrt(x, k)
-double dmix(const double *x, double k, int n) {
-  double s = 0.0;
-  for (int i = 0; i < n; i++) {
-    double a = x[i] * k;
-    if (a > 1.0)
-      s += log(a) * sq(x[i]) + sqrt(a);
-    else
-      s += sin(a) * exp(x[i]);
-  }
-  return s * k;
-}
-
 /* ---- adapters ---- */
 static void P_mix(const double *x, const double *th, double *y) {
   y[0] = mix(x, th[0], N);
@@ -210,36 +181,6 @@ static void B_two(const double *x, double *xb, const double *th, double *thb,
   yb[0] = 0.0;
 }
 
-static void P_fmix(const double *x, const double *th, double *y) {
-  float xf[N];
-  hx_tof(xf, x, N);
-  y[0] = fmix(xf, (float)th[0], N);
-}
-static void D_fmix(const double *x, const double *dx, const double *th,
-                   const double *dth, double *y, double *yd) {
-  float xf[N], xdf[N];
-  hx_tof(xf, x, N);
-  hx_tof(xdf, dx, N);
-  y[0] = fmix_d(xf, xdf, (float)th[0], dth[0], N, &yd[0]);
-}
-static void B_fmix(const double *x, double *xb, const double *th, double *thb,
-                   double *y, double *yb) {
-  float xf[N], xbf[N] = {0};
-  hx_tof(xf, x, N);
-  y[0] = fmix_b(xf, xbf, (float)th[0], &thb[0], N, yb[0]);
-  hx_addd(xb, xbf, N);
-  yb[0] = 0.0;
-}
-static void P_dmix(const double *x, const double *th, double *y) {
-  y[0] = dmix(x, th[0], N);
-}
-static void D_dmix(const double *x, const double *dx, const double *th,
-                   const double *dth, double *y, double *yd) {
-  double xd[N];
-  memcpy(xd, dx, sizeof xd);
-  y[0] = dmix_d(x, xd, th[0], dth[0], N, &yd[0]);
-}
-
 /* points on both sides of the branches of mix */
 static void init_mix(double *x, double *th) {
   int r = hx_rank_g;
@@ -269,20 +210,6 @@ int main(int argc, char **argv) {
   {
     fc_case c = {"two outputs", P_two, D_two, B_two, N, 0, 1 + N, 0};
     fc_run(&c, 50);
-  }
-  {
-    fc_case cf = {"float fmix", P_fmix, D_fmix, B_fmix, N, 1, 1, 0};
-    fc_case cd = {"double dmix", P_dmix, D_dmix, NULL, N, 1, 1, 0};
-    fc_run(&cd, 60);
-    fc_twin(&cf, &cd, 70, 1e-4);
-    cf.h = 1e-2;
-    cf.fd_rtol = 5e-3;
-    cf.fd_atol = 1e-3;
-    cf.dot_rtol = 1e-5;
-    fc_run(&cf, 80);
-    cf.init = init_mix;
-    cf.name = "float fmix (both branches)";
-    fc_run(&cf, 90);
   }
   int rc = hx_finish();
   MPI_Finalize();
