@@ -29,7 +29,8 @@ void unite(Function &f, Var *a, Var *b) {
 /// Calls to functions that are neither defined here nor math rules, with a
 /// varied value flowing in: we know no derivative for them.
 void checkExternalCalls(const ExprP &e, Function &f, const Frontend &fe,
-                        const RuleSet *rules, Diag &diag) {
+                        const RuleSet *rules, Diag &diag,
+                        bool resultUsed = true) {
   if (!e)
     return;
   for (const ExprP &o : e->ops)
@@ -42,6 +43,11 @@ void checkExternalCalls(const ExprP &e, Function &f, const Frontend &fe,
   if (sizeOnly.count(e->text))
     return;
   for (const ExprP &a : e->ops) {
+    // A call whose result is discarded (printf("%g", loss)) only reads its
+    // by-value arguments: nothing flows back.  Pointers to active data could
+    // be written through.
+    if (!resultUsed && a->ptrDepth == 0)
+      continue;
     std::set<Var *> vs;
     collectVars(a, vs);
     for (Var *v : vs)
@@ -190,7 +196,9 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
     if (s.kind == Stmt::Assign || s.kind == Stmt::ExprStmt ||
         s.kind == Stmt::Decl) {
       Var *t = s.kind == Stmt::Assign ? baseVar(s.lhs) : s.var;
-      if (s.kind == Stmt::ExprStmt || (t && t->active))
+      if (s.kind == Stmt::ExprStmt)
+        checkExternalCalls(s.rhs, f, fe, fe.rules(), diag, false);
+      else if (t && t->active)
         checkExternalCalls(s.rhs, f, fe, fe.rules(), diag);
     }
   });
