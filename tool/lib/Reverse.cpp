@@ -303,8 +303,21 @@ public:
       revs.push_back(std::move(p.second));
     }
     for (auto it = revs.rbegin(); it != revs.rend(); ++it)
-      append(out.second, *it);
+      for (const StmtP &r : *it)
+        if (!repeatsZeroing(out.second, r))
+          out.second.push_back(r);
     return out;
+  }
+
+  /// `x_b = 0;` right after `x_b = 0;` (the adjoint of a call that wrote x,
+  /// then of the initialisation it overwrote) says nothing new.
+  static bool repeatsZeroing(const Block &b, const StmtP &s) {
+    if (b.empty() || s->kind != Stmt::Assign || s->op != "=" ||
+        !isZeroLiteral(s->rhs))
+      return false;
+    const StmtP &p = b.back();
+    return p->kind == Stmt::Assign && p->op == "=" && isZeroLiteral(p->rhs) &&
+           printExpr(p->lhs) == printExpr(s->lhs);
   }
 
   /// Dry run: what the reverse of each leaf statement reads.
@@ -713,22 +726,7 @@ public:
     return {fwd, rev};
   }
 
-  /// e + k, folding a constant already there (`n - 1` + 1 is `n`).
-  static ExprP plus(const ExprP &e, long long k) {
-    if (k == 0)
-      return e;
-    if (e->kind == Expr::IntLit)
-      return mkInt(std::stoll(e->text, nullptr, 0) + k);
-    if (e->kind == Expr::Binary && (e->text == "+" || e->text == "-") &&
-        e->ops[1]->kind == Expr::IntLit) {
-      long long m = std::stoll(e->ops[1]->text, nullptr, 0);
-      long long t = (e->text == "+" ? m : -m) + k;
-      if (t == 0)
-        return e->ops[0];
-      return mkBinary(t > 0 ? "+" : "-", e->ops[0], mkInt(t > 0 ? t : -t));
-    }
-    return mkBinary(k > 0 ? "+" : "-", e, mkInt(k > 0 ? k : -k));
-  }
+  static ExprP plus(const ExprP &e, long long k) { return plusConst(e, k); }
 
   static ExprP replaceVar(const ExprP &e, const Var *v, const ExprP &with) {
     if (e->kind == Expr::VarRef && e->var == v)
@@ -1330,12 +1328,26 @@ static ExprP inferLength(Function &F, Var *p, std::string &why) {
               lens.push_back(mkInt(std::stoll(ix->text, nullptr, 0) + 1));
               return;
             }
-            if (ix->kind == Expr::VarRef && loops.count(ix->var)) {
-              const Stmt *l = loops[ix->var];
-              if (l->loopStep > 0 && isZeroLiteral(l->loopLo)) {
-                lens.push_back(l->loopCmp == "<"
-                                   ? l->loopHi
-                                   : mkBinary("+", l->loopHi, mkInt(1)));
+            // p[i + c] in `for (i = lo; i < hi; i++)`: the largest index is
+            // hi - 1 + c, so the length is hi + c (hi + 1 + c for <=).
+            Var *iv = nullptr;
+            long long c = 0;
+            if (ix->kind == Expr::VarRef) {
+              iv = ix->var;
+            } else if (ix->kind == Expr::Binary &&
+                       (ix->text == "+" || ix->text == "-") &&
+                       ix->ops[0]->kind == Expr::VarRef &&
+                       ix->ops[1]->kind == Expr::IntLit) {
+              iv = ix->ops[0]->var;
+              c = std::stoll(ix->ops[1]->text, nullptr, 0);
+              if (ix->text == "-")
+                c = -c;
+            }
+            if (iv && loops.count(iv)) {
+              const Stmt *l = loops[iv];
+              if (l->loopStep > 0) {
+                long long k = c + (l->loopCmp == "<" ? 0 : 1);
+                lens.push_back(plusConst(l->loopHi, k));
                 return;
               }
             }
@@ -1358,11 +1370,31 @@ static ExprP inferLength(Function &F, Var *p, std::string &why) {
   visit(F.body, none);
   if (bad || lens.empty())
     return nullptr;
+  // Lengths X + c with the same X: keep the largest c.
+  std::map<std::string, std::pair<ExprP, long long>> byBase;
+  for (const ExprP &l : lens) {
+    ExprP base = l;
+    long long c = 0;
+    if (l->kind == Expr::Binary && (l->text == "+" || l->text == "-") &&
+        l->ops[1]->kind == Expr::IntLit) {
+      base = l->ops[0];
+      c = std::stoll(l->ops[1]->text, nullptr, 0) * (l->text == "-" ? -1 : 1);
+    }
+    std::string key = base->kind == Expr::IntLit ? "" : printExpr(base);
+    if (base->kind == Expr::IntLit) {
+      c += std::stoll(base->text, nullptr, 0);
+      base = mkInt(0);
+    }
+    auto it = byBase.find(key);
+    if (it == byBase.end() || it->second.second < c)
+      byBase[key] = {base, c};
+  }
+  ExprP len;
+  for (auto &kv : byBase) {
+    ExprP one = plusConst(kv.second.first, kv.second.second);
+    len = len ? mkCond(mkBinary(">", len, one), len, one) : one;
+  }
   // Parameters used in the bounds must not change inside the function.
-  ExprP len = lens[0];
-  for (size_t k = 1; k < lens.size(); ++k)
-    if (printExpr(lens[k]) != printExpr(len))
-      len = mkCond(mkBinary(">", len, lens[k]), len, lens[k]);
   std::set<Var *> vs;
   collectVars(len, vs);
   for (Var *v : vs)
@@ -1591,6 +1623,43 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
                     mkDecl(G.rootVar, mkCall("mpiad_root_factor",
                                              {mkOpaque(comm)}, Scalar::Double)));
 
+  // Outputs whose writes the reverse sweep undoes (it restores recorded old
+  // values) get their final values back at the end, so that F_b leaves them
+  // as F would.  Needs the output's length, inferred from its loops.
+  Block keepFinal;
+  std::set<Var *> undone;
+  walk(F.body, [&](Stmt &st, const WalkCtx &) {
+    for (Var *v : st.tapeSet)
+      undone.insert(aliasRoot(F, v));
+  });
+  for (Var *p : F.params) {
+    if (!named(ann.outputs, p->userName) || p->type.ptrDepth != 1 ||
+        !undone.count(aliasRoot(F, p)))
+      continue;
+    std::string why;
+    ExprP len = inferLength(F, p, why);
+    if (!len) {
+      diag_.warning(p->loc, "after " + R.outName + " returns, output '" +
+                                p->userName +
+                                "' holds its values from before the call (the "
+                                "adjoint restores them and its length cannot "
+                                "be inferred)");
+      continue;
+    }
+    CType ct;
+    ct.elem = p->type.elem;
+    ct.ptrDepth = 1;
+    ct.base = p->type.elemName();
+    Var *keep = G.newSynth(p->name + "_final", ct);
+    ExprP bytes = mkBinary("*", len, mkOpaque("sizeof(" + ct.base + ")"));
+    keepFinal.push_back(mkDecl(keep, mkCall("malloc", {bytes}, Scalar::Void, 1)));
+    keepFinal.push_back(mkExprStmt(
+        mkCall("memcpy", {mkVar(keep), mkVar(p), bytes}, Scalar::Void)));
+    epilogue.push_back(mkExprStmt(
+        mkCall("memcpy", {mkVar(p), mkVar(keep), bytes}, Scalar::Void)));
+    epilogue.push_back(mkExprStmt(mkCall("free", {mkVar(keep)}, Scalar::Void)));
+  }
+
   // Declarations: every hoisted variable the sweeps use, shadows zeroed.
   std::set<Var *> used, inline_;
   referenced(sweeps.first, used);
@@ -1600,6 +1669,7 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
   declaredIn(sweeps.first, inline_);
   declaredIn(sweeps.second, inline_);
   declaredIn(prologue, inline_);
+  declaredIn(keepFinal, inline_);
   if (F.retVar)
     used.insert(F.retVar);
   Block decls;
@@ -1659,6 +1729,10 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
   printBlock(prologue, 1, body);
   body += "\n  /* forward sweep */\n";
   printBlock(sweeps.first, 1, body);
+  if (!keepFinal.empty()) {
+    body += "  /* outputs the reverse sweep will restore: keep their final values */\n";
+    printBlock(keepFinal, 1, body);
+  }
   body += "\n  /* reverse sweep */\n";
   if (!G.sweepBarrier.empty()) {
     body += "  /* every rank has received its forward messages before any "

@@ -107,6 +107,22 @@ std::string zeroInit(const Var &v) {
   return " = 0";
 }
 
+ExprP plusConst(const ExprP &e, long long k) {
+  if (k == 0)
+    return e;
+  if (e->kind == Expr::IntLit)
+    return mkInt(std::stoll(e->text, nullptr, 0) + k);
+  if (e->kind == Expr::Binary && (e->text == "+" || e->text == "-") &&
+      e->ops[1]->kind == Expr::IntLit) {
+    long long m = std::stoll(e->ops[1]->text, nullptr, 0);
+    long long t = (e->text == "+" ? m : -m) + k;
+    if (t == 0)
+      return e->ops[0];
+    return mkBinary(t > 0 ? "+" : "-", e->ops[0], mkInt(t > 0 ? t : -t));
+  }
+  return mkBinary(k > 0 ? "+" : "-", e, mkInt(k > 0 ? k : -k));
+}
+
 bool carriesDerivative(const ExprP &e) {
   switch (e->kind) {
   case Expr::VarRef:

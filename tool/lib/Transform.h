@@ -31,6 +31,8 @@ bool scalarLike(const Var &v);
 Block unusedParams(const std::vector<Var *> &params, const std::set<Var *> &used);
 /// " = 0", " = NULL" or " = {0}".
 std::string zeroInit(const Var &v);
+/// e + k, folding a constant already there (`n - 1` + 1 is `n`).
+ExprP plusConst(const ExprP &e, long long k);
 /// Does e carry derivatives (an active floating value flows into it)?
 bool carriesDerivative(const ExprP &e);
 /// The lvalue / buffer e with the variable it is rooted at replaced by
