@@ -160,7 +160,6 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
     Var *r = root(v.get());
     v->varied = r->varied;
     v->useful = r->useful;
-    int depth = v->type.ptrDepth + (int)v->type.dims.size();
     v->active = v->varied && v->useful && v->type.isFloatingElem() &&
                 !v->userInactive;
     if (v->active && (v->type.ptrDepth > 1 ||
@@ -171,7 +170,6 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
                              "pointers); not supported");
       v->active = false;
     }
-    (void)depth;
   }
 
   // Errors that activity reveals.

@@ -196,8 +196,6 @@ static void printStmt(const StmtP &s, int ind, std::string &out) {
     return;
   }
   case Stmt::For:
-    if (!s->pragma.empty())
-      out += pad(ind) + s->pragma + "\n";
     out += pad(ind) + "for (" + inlineStmt(s->init) + "; " +
            (s->cond ? printExpr(s->cond) : "") + "; " + inlineStmt(s->step) +
            ") ";

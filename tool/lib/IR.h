@@ -165,7 +165,6 @@ struct Stmt {
   StmtP init, step;
   CommCall comm;
   std::string text;
-  std::string pragma; // "#pragma ..." line printed before a loop
   // To-be-recorded: the targets whose old value this statement pushes.
   std::set<Var *> tapeSet;
   // For loops, filled by the normalizer: the canonical shape.

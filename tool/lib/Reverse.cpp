@@ -323,7 +323,7 @@ public:
   /// Dry run: what the reverse of each leaf statement reads.
   std::map<const Stmt *, ReverseReads> *recordReads = nullptr;
 
-  void classify(const ExprP &e, ReverseReads &r, bool indexBase = false) {
+  void classify(const ExprP &e, ReverseReads &r) {
     if (!e)
       return;
     if (e->kind == Expr::VarRef) {
@@ -345,7 +345,7 @@ public:
       return;
     }
     if (e->kind == Expr::Index) {
-      classify(e->ops[0], r, true);
+      classify(e->ops[0], r);
       classify(e->ops[1], r);
       return;
     }
@@ -370,7 +370,6 @@ public:
     }
     for (const ExprP &o : e->ops)
       classify(o, r);
-    (void)indexBase;
   }
   /// Reverse-helper calls and, per argument, whether its data is read.
   std::map<const Expr *, std::vector<bool>> revCalls;
@@ -380,7 +379,7 @@ public:
         // The target of an adjoint statement is written, not read, unless
         // it is an element (its index is read).
         if (s->lhs->kind == Expr::Index) {
-          classify(s->lhs->ops[0], r, true);
+          classify(s->lhs->ops[0], r);
           classify(s->lhs->ops[1], r);
         }
         if (s->op != "=")
@@ -1493,8 +1492,6 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
 
   std::unique_ptr<ReverseGen> gen;
   Pair sweeps;
-  size_t helpersBefore = pendingHelpers_.size();
-  (void)helpersBefore;
   if (!runPipeline(*this, F, R, gen, sweeps))
     return false;
   ReverseGen &G = *gen;
