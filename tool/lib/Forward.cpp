@@ -424,6 +424,30 @@ Block declarations(Function &F, const Block &body,
   return d;
 }
 
+/// Declarations, `(void)` for unused parameters, the tangent body, the
+/// epilogue and the return of the primal value.
+std::string functionBody(Function &F, const Block &body, const Block &epilogue,
+                         const std::map<Var *, Var *> &tangents,
+                         const std::set<Var *> &skip, bool returns) {
+  Block all = body;
+  append(all, epilogue);
+  std::set<Var *> used;
+  referenced(all, used);
+  Block decls = declarations(F, all, tangents, skip);
+  if (F.retVar && !used.count(F.retVar))
+    decls.push_back(mkOpaqueDecl(printDecl(*F.retVar) + " = 0"));
+  if (F.retVar)
+    used.insert(F.retVar);
+  std::string text;
+  printBlock(decls, 1, text);
+  printBlock(unusedParams(F.params, used), 1, text);
+  printBlock(body, 1, text);
+  printBlock(epilogue, 1, text);
+  if (returns)
+    text += "  return " + F.retVar->name + ";\n";
+  return text;
+}
+
 bool prepare(Module &M, Function &F, Request &R) {
   if (!normalize(F, M.fe_, M.diag_))
     return false;
@@ -504,12 +528,7 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
   if (F.retVar)
     used.insert(F.retVar);
   std::ostringstream head;
-  auto list = [&](const auto &l) {
-    std::string s;
-    for (auto &x : l)
-      s += (s.empty() ? "" : ", ") + x.first;
-    return s.empty() ? std::string("(none)") : s;
-  };
+  auto list = clauseList;
   head << "/*\n * mpiad: tangent (forward mode) of " << F.name << "\n"
        << " *   independents: " << list(ann.wrt) << "\n"
        << " *   dependents:   "
@@ -518,20 +537,9 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
        << "\n *   " << sig << "\n"
        << " * Each p_d holds a direction on entry; outputs' _d receive the "
           "directional\n * derivative (per rank, like the values).\n */\n";
-  std::string text;
-  Block decls = declarations(F, all, G.tangents, skip);
-  if (F.retVar && !used.count(F.retVar))
-    decls.push_back(mkOpaqueDecl(printDecl(*F.retVar) + " = 0"));
-  printBlock(decls, 1, text);
-  printBlock(unusedParams(F.params, used), 1, text);
-  printBlock(body, 1, text);
-  printBlock(epilogue, 1, text);
-  if (retType != "void")
-    text += "  return " + F.retVar->name + ";\n";
-  out.text = pendingHelpers_ + "\n" + head.str() + sig + " {\n" + text + "}\n";
-  out.prototype = sig + ";";
-  pendingHelpers_.clear();
-  owned_.push_back(std::move(owned));
+  std::string text =
+      functionBody(F, body, epilogue, G.tangents, skip, retType != "void");
+  finishFunction(out, head.str(), sig, text, std::move(owned));
   return true;
 }
 
@@ -539,10 +547,7 @@ const std::string *Module::tangentCallee(const std::string &name,
                                          const std::vector<bool> &mask,
                                          bool activeRet,
                                          clang::SourceLocation loc) {
-  std::string key = name + ":";
-  for (bool b : mask)
-    key += b ? '1' : '0';
-  key += activeRet ? "r" : "";
+  std::string key = specializationKey(name, mask, activeRet);
   auto it = tangentCallees_.find(key);
   if (it != tangentCallees_.end())
     return &it->second;
@@ -588,16 +593,8 @@ const std::string *Module::tangentCallee(const std::string &name,
   append(all, epilogue);
   std::set<Var *> used;
   referenced(all, used);
-  std::string text;
-  Block decls = declarations(F, all, G.tangents, skip);
-  if (F.retVar && !used.count(F.retVar))
-    decls.push_back(mkOpaqueDecl(printDecl(*F.retVar) + " = 0"));
-  printBlock(decls, 1, text);
-  printBlock(unusedParams(F.params, used), 1, text);
-  printBlock(body, 1, text);
-  printBlock(epilogue, 1, text);
-  if (F.retVar)
-    text += "  return " + F.retVar->name + ";\n";
+  std::string text =
+      functionBody(F, body, epilogue, G.tangents, skip, F.retVar != nullptr);
   std::string ps;
   for (size_t i = 0; i < params.size(); ++i)
     ps += (i ? ", " : "") + params[i];

@@ -1232,6 +1232,32 @@ bool isShadowVar(const std::map<Var *, Var *> &shadows, const Var *x) {
 
 } // namespace
 
+std::string Module::specializationKey(const std::string &name,
+                                      const std::vector<bool> &mask,
+                                      bool activeRet) {
+  std::string key = name + ":";
+  for (bool b : mask)
+    key += b ? '1' : '0';
+  return key + (activeRet ? "r" : "");
+}
+
+std::string Module::clauseList(
+    const std::vector<std::pair<std::string, clang::SourceLocation>> &l) {
+  std::string s;
+  for (auto &x : l)
+    s += (s.empty() ? "" : ", ") + x.first;
+  return s.empty() ? std::string("(none)") : s;
+}
+
+void Module::finishFunction(Generated &out, const std::string &head,
+                            const std::string &sig, const std::string &body,
+                            std::unique_ptr<Function> owned) {
+  out.text = pendingHelpers_ + "\n" + head + sig + " {\n" + body + "}\n";
+  out.prototype = sig + ";";
+  pendingHelpers_.clear();
+  owned_.push_back(std::move(owned));
+}
+
 void Module::nameVariables(Function &F) {
   std::set<std::string> seen = names_;
   for (auto &v : F.vars) {
@@ -1691,12 +1717,7 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
 
   // Assemble.
   std::ostringstream head;
-  auto list = [&](const std::vector<std::pair<std::string, clang::SourceLocation>> &l) {
-    std::string s;
-    for (auto &x : l)
-      s += (s.empty() ? "" : ", ") + x.first;
-    return s.empty() ? std::string("(none)") : s;
-  };
+  auto list = clauseList;
   std::string deps;
   if (ann.outputs.empty())
     deps = "return value";
@@ -1745,10 +1766,7 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
   }
   if (retType != "void")
     body += "  return " + F.retVar->name + ";\n";
-  out.text = pendingHelpers_ + "\n" + head.str() + sig + " {\n" + body + "}\n";
-  out.prototype = sig + ";";
-  pendingHelpers_.clear();
-  owned_.push_back(std::move(owned));
+  finishFunction(out, head.str(), sig, body, std::move(owned));
   return true;
 }
 
@@ -1756,10 +1774,7 @@ const Module::CalleeNames *Module::callee(const std::string &name,
                                           const std::vector<bool> &mask,
                                           bool activeRet,
                                           clang::SourceLocation loc) {
-  std::string key = name + ":";
-  for (bool b : mask)
-    key += b ? '1' : '0';
-  key += activeRet ? "r" : "";
+  std::string key = specializationKey(name, mask, activeRet);
   auto it = callees_.find(key);
   if (it != callees_.end())
     return &it->second;

@@ -43,6 +43,18 @@ public:
   bool checkClauses(Function &F, const Annotation &ann);
   /// Gives every variable of F a unique printed name.
   void nameVariables(Function &F);
+  /// Key of one specialisation of a callee: name and activity pattern.
+  static std::string specializationKey(const std::string &name,
+                                       const std::vector<bool> &activeParams,
+                                       bool activeReturn);
+  /// "a, b" from a pragma clause, "(none)" when empty.
+  static std::string clauseList(
+      const std::vector<std::pair<std::string, clang::SourceLocation>> &l);
+  /// Emits a generated top-level function after the pending callee helpers
+  /// and keeps its IR alive.
+  void finishFunction(Generated &out, const std::string &head,
+                      const std::string &sig, const std::string &body,
+                      std::unique_ptr<Function> owned);
   std::set<std::string> defined_; // names the file defines (not declares)
   std::string pendingHelpers_;
   std::vector<std::unique_ptr<Function>> owned_;
