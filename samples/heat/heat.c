@@ -40,6 +40,13 @@
  *                             double kappa, double *kappa_b, double dt,
  *                             double dx, MPI_Comm comm, double misfit_bar);
  *
+ * `#pragma mpiad checkpoint(snapshots=8)` on the time loop makes both
+ * adjoints use binomial checkpointing: the tape holds one step at a time and
+ * at most 8 copies of the loop's state are kept, whatever nsteps is; steps
+ * are re-run from those copies (with their halo exchanges, in the same order
+ * on every rank).  The gradients are those of recording every step, to
+ * rounding (test/lit/exec/checkpoint_heat.c).
+ *
  * replicated(...) lists everything that is the same on all ranks: kappa, dt,
  * dx and the step count nsteps.  nlocal is not listed: with nglobal not a
  * multiple of the rank count the blocks differ in size.  Listing kappa
@@ -91,6 +98,10 @@ double misfit(const double *u0, const double *obs, const double *w, int nlocal,
     u[i + 1] = u0[i];
 
   double r = kappa * dt / (dx * dx);
+  /* Checkpointed reversal: the adjoints keep at most 8 snapshots of the
+   * loop's state (u and un) and re-run steps from them, instead of
+   * recording every step; their memory does not grow with nsteps. */
+#pragma mpiad checkpoint(snapshots=8)
   for (int t = 0; t < nsteps; t++) {
     /* halo exchange: last cell -> right neighbour, left halo <- left
      * neighbour; then first cell -> left neighbour, right halo <- right. */

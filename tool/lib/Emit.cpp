@@ -60,11 +60,6 @@ public:
       lineStart = lineStart == StringRef::npos ? 0 : lineStart + 1;
       rw.InsertTextBefore(SM.getComposedLoc(fid, lineStart), "// ");
 
-      if (pr.kind == PragmaRecord::Checkpoint) {
-        diag.warning(pr.loc, "'#pragma mpiad checkpoint' is not implemented "
-                             "yet: every step of this loop is recorded");
-        continue;
-      }
       if (pr.kind != PragmaRecord::Differentiate)
         continue;
       FunctionDecl *fd = nullptr;
@@ -89,6 +84,12 @@ public:
       header += g.prototype + "\n";
       result.functions++;
     }
+    for (const PragmaRecord &pr : pragmas)
+      if (pr.kind == PragmaRecord::Checkpoint && SM.isInMainFile(pr.loc) &&
+          !fe.checkpointUsed(pr.loc))
+        diag.warning(pr.startLoc, "'#pragma mpiad checkpoint' has no effect: "
+                                  "it is not inside a function that is "
+                                  "differentiated");
     if (diag.hasErrors() || de.hasErrorOccurred()) {
       ok = false;
       return;

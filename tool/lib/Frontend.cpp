@@ -7,6 +7,7 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
+#include <functional>
 
 using namespace clang;
 
@@ -123,6 +124,10 @@ private:
   bool inCondition = false;
   bool failed = false;
   const CallExpr *directCall = nullptr; // `y = f(...)` / `f(...);`
+  // Loops that a `#pragma mpiad checkpoint` precedes.
+  std::map<const clang::ForStmt *, const PragmaRecord *> checkpointed;
+
+  void findCheckpointedLoops(const CompoundStmt *body);
 
   void error(SourceLocation loc, const std::string &msg) {
     fe.diag_.error(loc, msg);
@@ -651,6 +656,12 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       inCondition = false;
     }
     st->step = lowerLoopPart(fs->getInc());
+    auto ck = checkpointed.find(fs);
+    if (ck != checkpointed.end()) {
+      st->checkpoint = true;
+      st->snapshots = ck->second->snapshots;
+      st->checkpointLoc = ck->second->loc;
+    }
     ++loopDepth;
     lowerInto(fs->getBody(), st->body);
     --loopDepth;
@@ -810,6 +821,8 @@ bool Lowering::run() {
     F.retVar = F.newVar("mpiad_ret", F.ret, Var::Synthetic);
     F.retVar->loc = fd->getLocation();
   }
+  if (const auto *cs = dyn_cast<CompoundStmt>(fd->getBody()))
+    findCheckpointedLoops(cs);
   lowerInto(fd->getBody(), F.body);
   // `#pragma mpiad inactive(v)` inside this function's body.
   SourceRange body = fd->getBody()->getSourceRange();
@@ -831,6 +844,52 @@ bool Lowering::run() {
     }
   }
   return !failed;
+}
+
+/// Each `#pragma mpiad checkpoint` in the body must come right before a
+/// for statement: the first statement that starts after it.
+void Lowering::findCheckpointedLoops(const CompoundStmt *body) {
+  std::vector<const clang::Stmt *> stmts; // statements of every block, in order
+  std::function<void(const clang::Stmt *)> visit = [&](const clang::Stmt *s) {
+    if (!s)
+      return;
+    if (const auto *cs = dyn_cast<CompoundStmt>(s)) {
+      for (const clang::Stmt *c : cs->body()) {
+        stmts.push_back(c);
+        visit(c);
+      }
+      return;
+    }
+    if (isa<clang::Expr>(s))
+      return;
+    for (const clang::Stmt *c : s->children())
+      if (c && !isa<clang::Expr>(c)) {
+        stmts.push_back(c);
+        visit(c);
+      }
+  };
+  visit(body);
+  SourceRange range = body->getSourceRange();
+  for (const PragmaRecord &pr : fe.pragmas_) {
+    if (pr.kind != PragmaRecord::Checkpoint || !pr.valid ||
+        !(SM.isBeforeInTranslationUnit(range.getBegin(), pr.loc) &&
+          SM.isBeforeInTranslationUnit(pr.loc, range.getEnd())))
+      continue;
+    const clang::Stmt *next = nullptr;
+    for (const clang::Stmt *c : stmts) {
+      SourceLocation b = SM.getExpansionLoc(c->getBeginLoc());
+      if (SM.isBeforeInTranslationUnit(pr.loc, b) &&
+          (!next || SM.isBeforeInTranslationUnit(
+                        b, SM.getExpansionLoc(next->getBeginLoc()))))
+        next = c;
+    }
+    fe.checkpointsUsed_.insert(pr.loc.getRawEncoding());
+    if (const auto *fs = dyn_cast_or_null<ForStmt>(next))
+      checkpointed[fs] = &pr;
+    else
+      error(pr.startLoc, "'#pragma mpiad checkpoint' must be followed by a "
+                         "for loop");
+  }
 }
 
 std::unique_ptr<Function> Frontend::lowerCopy(const FunctionDecl *fd) {

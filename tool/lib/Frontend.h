@@ -13,6 +13,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include <map>
+#include <set>
 
 namespace mpiad {
 
@@ -49,6 +50,10 @@ public:
   /// A fresh, uncached lowering of `fd`: each differentiation request owns
   /// its copy, since the analyses annotate the IR.
   std::unique_ptr<Function> lowerCopy(const clang::FunctionDecl *fd);
+  /// Checkpoint pragmas attached to a loop of some lowered function.
+  bool checkpointUsed(clang::SourceLocation pragmaLoc) const {
+    return checkpointsUsed_.count(pragmaLoc.getRawEncoding()) > 0;
+  }
   const clang::FunctionDecl *decl(const Function *f) const {
     auto it = decls_.find(f);
     return it == decls_.end() ? nullptr : it->second;
@@ -63,6 +68,7 @@ private:
   std::map<std::string, Function *> byName_;
   std::map<const Function *, const clang::FunctionDecl *> decls_;
   std::vector<const clang::FunctionDecl *> inProgress_;
+  std::set<unsigned> checkpointsUsed_;
   friend class Lowering;
 };
 

@@ -57,7 +57,6 @@ struct Var {
   enum Kind { Param, Local, Global, Synthetic } kind = Local;
   clang::SourceLocation loc;
   bool declaredInForInit = false; // `for (int i = ...)`: scoped to the loop
-  bool isHeap = false;            // assigned from malloc/calloc
   bool userInactive = false;      // #pragma mpiad inactive(v)
 
   // Filled by the analyses.
@@ -172,6 +171,10 @@ struct Stmt {
   ExprP loopLo, loopHi; // first value and bound expression
   std::string loopCmp;  // "<", "<=", ">", ">="
   int loopStep = 0;     // +1 or -1, 0 = not canonical
+  // `#pragma mpiad checkpoint(snapshots=K)` on this for loop.
+  bool checkpoint = false;
+  std::string snapshots; // K as written, empty for the default
+  clang::SourceLocation checkpointLoc;
 };
 
 StmtP mkAssign(ExprP lhs, const std::string &op, ExprP rhs);

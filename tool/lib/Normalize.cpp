@@ -167,6 +167,14 @@ private:
         ExprP guard = noneOf(stop);
         n->cond = n->cond ? mkBinary("&&", guard, n->cond) : guard;
       }
+      if (s->checkpoint && (!stop.empty() || lf.cnt)) {
+        diag.error(s->loc, "a checkpointed loop cannot contain break, "
+                           "continue or return: the schedule runs its steps "
+                           "in an order of its own");
+        n->checkpoint = false; // reported once
+        out.push_back(n);
+        return;
+      }
       if (s->kind == Stmt::For && (!stop.empty() || lf.cnt)) {
         // for -> { init; while (cond) { body; if (!stop) step; } }
         Block w;
@@ -210,8 +218,23 @@ private:
       canonicalize(s->elseBody);
       if (s->kind != Stmt::For)
         continue;
-      if (markCanonical(*s))
+      if (markCanonical(*s)) {
+        if (s->checkpoint && !s->loopVar->declaredInForInit)
+          diag.error(s->init->kind == Stmt::Assign &&
+                             s->init->lhs->loc.isValid()
+                         ? s->init->lhs->loc
+                         : s->loc,
+                     "the counter of a checkpointed loop must be declared "
+                     "in the loop: for (int " +
+                         s->loopVar->userName + " = ...; ...)");
         continue;
+      }
+      if (s->checkpoint) {
+        diag.error(s->loc, "a checkpointed loop must count with a step of 1: "
+                           "for (int i = a; i < b; i++), the body changing "
+                           "neither i, a nor b");
+        continue;
+      }
       // Not canonical: { init; while (cond) { body; step; } }
       Block w;
       if (s->init) {

@@ -3,6 +3,7 @@
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Lex/Preprocessor.h"
+#include <cstdlib>
 
 using namespace clang;
 
@@ -112,10 +113,35 @@ void MpiadPragmaHandler::HandlePragma(Preprocessor &PP,
     rec.kind = PragmaRecord::Parallel;
   } else if (kind == "checkpoint") {
     rec.kind = PragmaRecord::Checkpoint;
-    // Optional (snapshots = K): accepted and recorded in the location only.
+    // Optional (snapshots = K): K a positive integer or a name (a macro or
+    // a variable in scope at the loop).
     if (tok.is(tok::l_paren)) {
-      while (!p.atEnd() && tok.isNot(tok::r_paren))
-        p.next();
+      p.next();
+      if (!p.isWord() || p.spell() != "snapshots") {
+        p.error(tok.getLocation(), "expected 'snapshots' in "
+                                   "'#pragma mpiad checkpoint(snapshots=K)'");
+        return;
+      }
+      p.next();
+      if (!p.expect(tok::equal, "'='"))
+        return;
+      if (tok.is(tok::numeric_constant)) {
+        std::string k = p.spell();
+        char *end = nullptr;
+        long v = std::strtol(k.c_str(), &end, 10);
+        if (*end != '\0' || v < 1 || v > 100000) {
+          p.error(tok.getLocation(), "the number of snapshots must be an "
+                                     "integer from 1 to 100000");
+          return;
+        }
+        rec.snapshots = k;
+      } else if (tok.is(tok::identifier)) {
+        rec.snapshots = p.spell();
+      } else {
+        p.error(tok.getLocation(), "expected a number of snapshots");
+        return;
+      }
+      p.next();
       if (!p.expect(tok::r_paren, "')'"))
         return;
     }

@@ -20,6 +20,7 @@ struct PragmaRecord {
   clang::SourceLocation startLoc; // the 'mpiad' token
   Annotation ann;                 // Differentiate
   std::vector<std::pair<std::string, clang::SourceLocation>> names; // Inactive
+  std::string snapshots; // Checkpoint: K of snapshots=K, empty by default
   bool valid = true;
 };
 

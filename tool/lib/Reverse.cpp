@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Reverse.h"
 #include "Backend.h"
+#include "Checkpoint.h"
 #include "Transform.h"
 
 #include "clang/Basic/SourceManager.h"
@@ -640,12 +641,24 @@ public:
       args.push_back(a->ptrDepth > 0 ? sh(a) : mkAddrOf(sh(a)));
       dataRead.push_back(true);
     }
-    if (activeRet)
+    // `v = f(v, ...)`: the call adds to v's adjoint, so the seed is taken
+    // and v's adjoint cleared first.
+    bool lhsIsArg = false;
+    for (size_t k = 0; k < call->ops.size(); ++k)
+      lhsIsArg |= mask[k] && baseVar(call->ops[k]) == t;
+    bool seedFirst = activeRet && s->op == "=" && lhsIsArg;
+    if (seedFirst) {
+      Var *seed = newSynth("mpiad_t" + std::to_string(++tmpCount), doubleType());
+      rev.push_back(mkDecl(seed, sh(lhs)));
+      rev.push_back(mkAssign(sh(lhs), "=", mkInt(0)));
+      args.push_back(mkVar(seed));
+    } else if (activeRet) {
       args.push_back(sh(lhs));
+    }
     ExprP revCall = mkCall(names->rev, args, Scalar::Void);
     revCalls[revCall.get()] = dataRead;
     rev.push_back(mkExprStmt(revCall));
-    if (activeRet && s->op == "=")
+    if (activeRet && s->op == "=" && !seedFirst)
       rev.push_back(mkAssign(sh(lhs), "=", mkInt(0)));
     return {fwd, rev};
   }
@@ -669,6 +682,8 @@ public:
   }
 
   Pair forStmt(const StmtP &s) {
+    if (s->checkpoint)
+      return checkpointedFor(s);
     Pair body = block(s->body);
     auto loop = std::make_shared<Stmt>(*s);
     loop->body = body.first;
@@ -723,6 +738,89 @@ public:
     if (initTaped)
       rev.push_back(pop(mkVar(i)));
     return {fwd, rev};
+  }
+
+  /// A loop under `#pragma mpiad checkpoint`: the runtime's schedule
+  /// decides which steps are re-run, snapshotted, recorded and reversed
+  /// (Checkpoint.cpp).
+  Pair checkpointedFor(const StmtP &s) {
+    Pair body = block(s->body);
+    if (body.second.empty()) { // nothing to reverse: the loop runs as is
+      auto loop = std::make_shared<Stmt>(*s);
+      loop->body = body.first;
+      return {{loop}, {}};
+    }
+    CheckpointState state;
+    if (!checkpointState(F, *s, M.fe_, dry ? nullptr : &diag, state)) {
+      failed = true;
+      return {};
+    }
+    // Every rank must follow the same schedule when the steps communicate.
+    bool communicates = false;
+    walk(s->body, [&](Stmt &st, const WalkCtx &) {
+      communicates |= st.kind == Stmt::Comm;
+    });
+    if (communicates && !R.perRank) {
+      std::set<Var *> lo, hi;
+      collectVars(s->loopLo, lo);
+      collectVars(s->loopHi, hi);
+      for (Var *v : lo)
+        if (!replAt(s->init.get(), v, false))
+          return notReplicated(s, v);
+      for (Var *v : hi)
+        if (!replAt(s.get(), v, false))
+          return notReplicated(s, v);
+      for (Var *p : F.params) // snapshots=K with K a parameter
+        if (p->userName == s->snapshots &&
+            !named(R.ann.replicated, p->userName))
+          return notReplicated(s, p);
+    }
+    // Shadow pointers are snapshotted with the pointers they follow.
+    std::vector<std::pair<ExprP, ExprP>> withShadows;
+    for (const auto &p : state.parts) {
+      withShadows.push_back(p);
+      const ExprP &a = p.first;
+      if (a->kind == Expr::AddrOf && a->ops[0]->kind == Expr::VarRef &&
+          a->ops[0]->ptrDepth > 0 && shadows.count(a->ops[0]->var)) {
+        Var *sv = shadows[a->ops[0]->var];
+        withShadows.push_back(
+            {mkAddrOf(mkVar(sv)),
+             mkOpaque("sizeof(" + sv->name + ")", {}, Scalar::Int)});
+      }
+    }
+    state.parts = withShadows;
+    CType ckType;
+    ckType.base = "mpiad_ckpt";
+    ckType.ptrDepth = 1;
+    CheckpointParts parts;
+    parts.ck = newSynth("mpiad_ck", ckType);
+    parts.action = newSynth("mpiad_act", intType("int"));
+    parts.action->declaredInForInit = true;
+    parts.recorded = body.first;
+    parts.reversed = body.second;
+    parts.shadowCopy = [&](const StmtP &st) -> StmtP {
+      if (st->kind != Stmt::Assign || st->op != "=" ||
+          st->lhs->kind != Expr::VarRef || st->lhs->ptrDepth == 0 ||
+          !st->lhs->var->active)
+        return nullptr;
+      return mkAssign(mkVar(shadow(st->lhs->var)), "=", sh(st->rhs));
+    };
+    Pair code = checkpointDriver(*s, state, parts);
+    if (recordReads) {
+      // What the reverse sweep reads at the loop: the re-run steps read
+      // what the body reads, and the bounds.
+      ReverseReads r;
+      classify(code.second, r);
+      (*recordReads)[s.get()] = r;
+    }
+    return code;
+  }
+  Pair notReplicated(const StmtP &s, Var *v) {
+    error(s->loc, "the steps of this checkpointed loop communicate, so every "
+                  "rank must follow the same schedule; '" +
+                      v->userName + "' in its bounds or snapshots is not "
+                                    "replicated (list it in replicated(...))");
+    return {};
   }
 
   static ExprP plus(const ExprP &e, long long k) { return plusConst(e, k); }
@@ -1332,104 +1430,6 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   return !gen->failed && !diag.hasErrors();
 }
 
-/// Inferred length of a replicated pointer parameter: from `p[i]` inside
-/// canonical loops `for (i = 0; i < n; i++)` and constant indices.
-static ExprP inferLength(Function &F, Var *p, std::string &why) {
-  std::vector<ExprP> lens;
-  bool bad = false;
-  std::function<void(const Block &, std::map<Var *, const Stmt *> &)> visit =
-      [&](const Block &b, std::map<Var *, const Stmt *> &loops) {
-        for (const StmtP &s : b) {
-          std::function<void(const ExprP &)> scan = [&](const ExprP &e) {
-            if (!e)
-              return;
-            for (const ExprP &o : e->ops)
-              scan(o);
-            if (e->kind != Expr::Index || baseVar(e) != p ||
-                e->ops[0]->kind != Expr::VarRef)
-              return;
-            const ExprP &ix = e->ops[1];
-            if (ix->kind == Expr::IntLit) {
-              lens.push_back(mkInt(std::stoll(ix->text, nullptr, 0) + 1));
-              return;
-            }
-            // p[i + c] in `for (i = lo; i < hi; i++)`: the largest index is
-            // hi - 1 + c, so the length is hi + c (hi + 1 + c for <=).
-            Var *iv = nullptr;
-            long long c = 0;
-            if (ix->kind == Expr::VarRef) {
-              iv = ix->var;
-            } else if (ix->kind == Expr::Binary &&
-                       (ix->text == "+" || ix->text == "-") &&
-                       ix->ops[0]->kind == Expr::VarRef &&
-                       ix->ops[1]->kind == Expr::IntLit) {
-              iv = ix->ops[0]->var;
-              c = std::stoll(ix->ops[1]->text, nullptr, 0);
-              if (ix->text == "-")
-                c = -c;
-            }
-            if (iv && loops.count(iv)) {
-              const Stmt *l = loops[iv];
-              if (l->loopStep > 0) {
-                long long k = c + (l->loopCmp == "<" ? 0 : 1);
-                lens.push_back(plusConst(l->loopHi, k));
-                return;
-              }
-            }
-            bad = true;
-            why = printExpr(e);
-          };
-          scan(s->lhs);
-          scan(s->rhs);
-          scan(s->cond);
-          for (const ExprP &a : s->comm.args)
-            scan(a);
-          std::map<Var *, const Stmt *> inner = loops;
-          if (s->kind == Stmt::For && s->loopStep != 0)
-            inner[s->loopVar] = s.get();
-          visit(s->body, inner);
-          visit(s->elseBody, inner);
-        }
-      };
-  std::map<Var *, const Stmt *> none;
-  visit(F.body, none);
-  if (bad || lens.empty())
-    return nullptr;
-  // Lengths X + c with the same X: keep the largest c.
-  std::map<std::string, std::pair<ExprP, long long>> byBase;
-  for (const ExprP &l : lens) {
-    ExprP base = l;
-    long long c = 0;
-    if (l->kind == Expr::Binary && (l->text == "+" || l->text == "-") &&
-        l->ops[1]->kind == Expr::IntLit) {
-      base = l->ops[0];
-      c = std::stoll(l->ops[1]->text, nullptr, 0) * (l->text == "-" ? -1 : 1);
-    }
-    std::string key = base->kind == Expr::IntLit ? "" : printExpr(base);
-    if (base->kind == Expr::IntLit) {
-      c += std::stoll(base->text, nullptr, 0);
-      base = mkInt(0);
-    }
-    auto it = byBase.find(key);
-    if (it == byBase.end() || it->second.second < c)
-      byBase[key] = {base, c};
-  }
-  ExprP len;
-  for (auto &kv : byBase) {
-    ExprP one = plusConst(kv.second.first, kv.second.second);
-    len = len ? mkCond(mkBinary(">", len, one), len, one) : one;
-  }
-  // Parameters used in the bounds must not change inside the function.
-  std::set<Var *> vs;
-  collectVars(len, vs);
-  for (Var *v : vs)
-    if (v->kind != Var::Param || v->assignCount) {
-      why = printExpr(len);
-      return nullptr;
-    }
-  return len;
-}
-
 bool Module::checkClauses(Function &F, const Annotation &ann) {
   // Clause checks: names exist and have a suitable type.
   auto param = [&](const std::string &n) -> Var * {
@@ -1654,6 +1654,9 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
   walk(F.body, [&](Stmt &st, const WalkCtx &) {
     for (Var *v : st.tapeSet)
       undone.insert(aliasRoot(F, v));
+    if (st.checkpoint) // re-run steps rewrite what the loop writes
+      for (Var *v : assignedIn(st.body, fe_))
+        undone.insert(aliasRoot(F, v));
   });
   for (Var *p : F.params) {
     if (!named(ann.outputs, p->userName) || p->type.ptrDepth != 1 ||

@@ -140,6 +140,13 @@ private:
         }
         R = head;
       }
+      // A checkpointed loop's reverse re-runs steps: it reads what the
+      // body reads, at the loop.
+      if (s.checkpoint) {
+        auto it = reads.find(&s);
+        if (it != reads.end())
+          join(R, it->second);
+      }
       return;
     case Stmt::Compound:
       block(s.body, R);

@@ -1,0 +1,497 @@
+//===- Checkpoint.cpp - Checkpointed reversal of marked time-step loops ---===//
+//
+// The generated code of a loop `for (int t = lo; t < hi; t++) BODY` under
+// `#pragma mpiad checkpoint(snapshots=K)`:
+//
+//   forward sweep                        reverse sweep
+//   ck = mpiad_ckpt_begin(hi - lo, K);   ck = mpiad_pop_ptr();
+//   for (act = next(ck); act != DONE;)   for (act = next(ck); act != DONE;)
+//     ADVANCE: BODY for steps [from,to)    ADVANCE, SAVE, RESTORE: the same
+//     SAVE:    save the state              TURN: BODY recorded, then its
+//     RESTORE: load the state                    reverse
+//     FIRST_TURN: BODY recorded (the       REVERSE: the reverse of the step
+//       last step); break                           turned in the forward
+//   mpiad_push_ptr(ck);                  mpiad_ckpt_end(ck);
+//
+// The forward sweep leaves the state of the last step, so the code after the
+// loop runs as usual; every rank follows the same schedule, so the
+// communication of re-run steps matches.  The state is what the body writes
+// and outlives a step: scalars and pointers by value, fixed arrays whole,
+// heap buffers by their allocation size, pointer parameters by the length
+// inferred from their loops.
+//
+//===----------------------------------------------------------------------===//
+#include "Checkpoint.h"
+#include "Backend.h"
+#include "Transform.h"
+
+#include <functional>
+#include <map>
+
+namespace mpiad {
+
+namespace {
+
+ExprP sizeofExpr(const std::string &what) {
+  return mkOpaque("sizeof(" + what + ")", {}, Scalar::Int);
+}
+
+/// `x = malloc(E)` / `x = calloc(a, b)` (possibly cast): the byte count.
+ExprP allocationBytes(const Stmt &s, Var *x) {
+  if (s.kind != Stmt::Assign || s.op != "=" || s.lhs->kind != Expr::VarRef ||
+      s.lhs->var != x)
+    return nullptr;
+  ExprP c = s.rhs;
+  if (c->kind == Expr::Cast)
+    c = c->ops[0];
+  if (c->kind != Expr::Call)
+    return nullptr;
+  if (c->text == "malloc" && c->ops.size() == 1)
+    return c->ops[0];
+  if (c->text == "calloc" && c->ops.size() == 2)
+    return mkBinary("*", c->ops[0], c->ops[1]);
+  return nullptr;
+}
+
+/// Is x assigned from malloc/calloc anywhere?
+bool allocated(Function &F, Var *x) {
+  bool found = false;
+  walk(F.body, [&](Stmt &s, const WalkCtx &) {
+    found |= allocationBytes(s, x) != nullptr;
+  });
+  return found;
+}
+
+/// Bytes of the heap buffer x points to: its one allocation, made outside
+/// the loop, sized by values that never change.
+ExprP heapBytes(Function &F, Var *x, const Stmt &loop, std::string &why) {
+  std::vector<ExprP> found;
+  bool inLoop = false;
+  walk(F.body, [&](Stmt &s, const WalkCtx &) {
+    if (ExprP b = allocationBytes(s, x))
+      found.push_back(b);
+  });
+  walk(loop.body, [&](Stmt &s, const WalkCtx &) {
+    if (allocationBytes(s, x))
+      inLoop = true;
+  });
+  if (found.size() != 1 || inLoop) {
+    why = "'" + x->userName + "' is allocated " +
+          (inLoop ? std::string("inside the loop")
+                  : found.empty() ? std::string("in a way mpiad does not follow")
+                                  : std::string("more than once"));
+    return nullptr;
+  }
+  std::set<Var *> vs;
+  collectVars(found[0], vs);
+  for (Var *v : vs)
+    if (!isStable(v)) {
+      why = "the size of '" + x->userName + "' depends on '" + v->userName +
+            "', which changes";
+      return nullptr;
+    }
+  return found[0];
+}
+
+} // namespace
+
+bool checkpointState(Function &F, const Stmt &loop, const Frontend &fe,
+                     Diag *diag, CheckpointState &out) {
+  auto fail = [&](clang::SourceLocation loc, const std::string &m) {
+    if (diag)
+      diag->error(loc.isValid() ? loc : loop.loc, m);
+    return false;
+  };
+  // Counters declared in for headers live in their loop only.  Variables
+  // declared in the body are declared at the top of the generated function,
+  // and the reverse sweep may need their values from before the loop (a
+  // recorded step restores them on its way back): they belong to the state.
+  std::set<Var *> inner;
+  declaredIn(loop.body, inner);
+  for (auto it = inner.begin(); it != inner.end();)
+    it = (*it)->declaredInForInit ? std::next(it) : inner.erase(it);
+  inner.insert(loop.loopVar);
+
+  // What the body writes.
+  std::set<Var *> values;              // whole values: scalars, pointers
+  std::set<Var *> arrays;              // fixed arrays, whole
+  std::map<Var *, Stmt *> dataClasses; // alias classes written through
+  std::set<Var *> pointerWrites;       // pointers reassigned in the body
+  bool ok = true;
+  walk(loop.body, [&](Stmt &s, const WalkCtx &) {
+    if (!ok)
+      return;
+    if (s.kind == Stmt::Comm) {
+      const CommRule &r = *s.comm.rule;
+      if (!r.creates.empty()) {
+        ok = fail(s.loc, "'" + s.comm.name + "' creates a communicator at "
+                         "every step of a checkpointed loop; create it "
+                         "before the loop");
+        return;
+      }
+      for (const ExprP &a : s.comm.args)
+        if (a->kind == Expr::Opaque &&
+            (a->text == "MPI_ANY_SOURCE" || a->text == "MPI_ANY_TAG")) {
+          ok = fail(s.loc, "a receive from " + a->text +
+                               " inside a checkpointed loop: a re-run step "
+                               "could match a different message");
+          return;
+        }
+    }
+    if (s.kind == Stmt::Assign || s.kind == Stmt::ExprStmt) {
+      ExprP c = s.rhs;
+      if (c && c->kind == Expr::Cast)
+        c = c->ops[0];
+      if (c && c->kind == Expr::Call &&
+          (c->text == "malloc" || c->text == "calloc" ||
+           c->text == "realloc" || c->text == "free")) {
+        ok = fail(s.loc, "'" + c->text + "' inside a checkpointed loop: "
+                         "allocate the loop's buffers before it");
+        return;
+      }
+    }
+    for (const Effect &e : effectsOf(s, fe)) {
+      Var *t = e.target;
+      if (!t || inner.count(t))
+        continue;
+      if (!t->type.dims.empty()) {
+        arrays.insert(t);
+      } else if (t->type.ptrDepth > 0 && e.elementWrite) {
+        dataClasses.emplace(aliasRoot(F, t), &s);
+      } else {
+        values.insert(t);
+        if (t->type.ptrDepth > 0)
+          pointerWrites.insert(aliasRoot(F, t));
+      }
+    }
+  });
+  if (!ok)
+    return false;
+
+  // In declaration order, which is stable from run to run.
+  for (auto &vp : F.vars)
+    if (values.count(vp.get()))
+      out.parts.push_back(
+          {mkAddrOf(mkVar(vp.get())), sizeofExpr(vp->name)});
+  for (auto &vp : F.vars)
+    if (arrays.count(vp.get()))
+      out.parts.push_back({mkVar(vp.get()), sizeofExpr(vp->name)});
+
+  for (auto &cls : dataClasses) {
+    Var *root = cls.first;
+    std::vector<std::pair<Var *, ExprP>> owners; // buffer and its bytes
+    bool derived = false;                        // pointers into a param
+    std::string why;
+    for (auto &vp : F.vars) {
+      Var *x = vp.get();
+      if (aliasRoot(F, x) != root || inner.count(x))
+        continue;
+      if (!x->type.dims.empty()) {
+        if (!arrays.count(x))
+          out.parts.push_back({mkVar(x), sizeofExpr(x->name)});
+        arrays.insert(x);
+        continue;
+      }
+      if (x->type.ptrDepth != 1) {
+        if (x->type.ptrDepth > 1)
+          return fail(cls.second->loc,
+                      "cannot snapshot the data behind '" + x->userName +
+                          "' (a pointer to pointers) for the checkpointed "
+                          "loop");
+        continue;
+      }
+      std::string elem = "sizeof(*" + x->name + ")";
+      if (x->kind == Var::Local && allocated(F, x)) {
+        ExprP bytes = heapBytes(F, x, loop, why);
+        if (!bytes)
+          return fail(cls.second->loc,
+                      "cannot tell how much of '" + x->userName +
+                          "' the checkpointed loop changes: " + why);
+        owners.push_back({x, bytes});
+      } else if (x->kind == Var::Param) {
+        ExprP len = inferLength(F, x, why);
+        if (!len)
+          return fail(cls.second->loc,
+                      "cannot tell how many elements of '" + x->userName +
+                          "' the checkpointed loop changes" +
+                          (why.empty() ? std::string()
+                                       : " (its index '" + why +
+                                             "' is not a loop counter plus a "
+                                             "constant)"));
+        owners.push_back({x, mkBinary("*", len, mkOpaque(elem, {}, Scalar::Int))});
+      } else {
+        derived = true;
+      }
+    }
+    bool paramOwner = false;
+    for (auto &o : owners)
+      paramOwner |= o.first->kind == Var::Param;
+    if (owners.empty() && arrays.count(root))
+      continue;
+    if (owners.empty() || (paramOwner && derived))
+      return fail(cls.second->loc,
+                  "cannot tell which memory the checkpointed loop changes "
+                  "through '" + root->userName +
+                      "': write through a parameter, a fixed array or a "
+                      "buffer malloc'd in this function");
+    if (pointerWrites.count(root))
+      for (auto &o : owners)
+        if (printExpr(o.second) != printExpr(owners[0].second))
+          return fail(cls.second->loc,
+                      "the checkpointed loop exchanges pointers to buffers "
+                      "of different sizes ('" + owners[0].first->userName +
+                          "' and '" + o.first->userName + "')");
+    for (auto &o : owners)
+      out.parts.push_back({mkVar(o.first), o.second});
+  }
+  return true;
+}
+
+namespace {
+
+/// The original statements, recording nothing (ADVANCE re-runs them);
+/// shadow pointers follow the primal pointers they belong to.
+Block primalCopy(const Block &b,
+                 const std::function<StmtP(const StmtP &)> &shadowCopy) {
+  Block out;
+  for (const StmtP &s : b) {
+    switch (s->kind) {
+    case Stmt::Decl:
+      if (s->var->hoisted && !s->rhs)
+        continue;
+      if (s->var->hoisted && s->rhs && s->rhs->kind == Expr::Opaque &&
+          !s->rhs->text.empty() && s->rhs->text[0] == '{') {
+        Var tmp = *s->var;
+        tmp.name = "";
+        std::string ty = printDecl(tmp);
+        while (!ty.empty() && ty.back() == ' ')
+          ty.pop_back();
+        out.push_back(mkExprStmt(mkCall(
+            "memcpy",
+            {mkVar(s->var), mkOpaque("(" + ty + ")" + s->rhs->text),
+             sizeofExpr(s->var->name)},
+            Scalar::Void)));
+        continue;
+      }
+      out.push_back(s);
+      continue;
+    case Stmt::If:
+    case Stmt::For:
+    case Stmt::While:
+    case Stmt::DoWhile:
+    case Stmt::Compound: {
+      auto c = std::make_shared<Stmt>(*s);
+      c->body = primalCopy(s->body, shadowCopy);
+      c->elseBody = primalCopy(s->elseBody, shadowCopy);
+      out.push_back(c);
+      continue;
+    }
+    default:
+      out.push_back(s);
+      if (shadowCopy)
+        if (StmtP sc = shadowCopy(s))
+          out.push_back(sc);
+    }
+  }
+  return out;
+}
+
+ExprP ckCall(const char *fn, Var *ck, Scalar type = Scalar::Int) {
+  return mkCall(fn, {mkVar(ck)}, type);
+}
+
+} // namespace
+
+std::pair<Block, Block> checkpointDriver(const Stmt &loop,
+                                         const CheckpointState &state,
+                                         const CheckpointParts &parts) {
+  Var *i = loop.loopVar, *ck = parts.ck, *act = parts.action;
+  const std::string &ity = i->type.base;
+  bool up = loop.loopStep > 0;
+  // Number of steps, and the counter value of step k.
+  bool fromZero = isZeroLiteral(loop.loopLo);
+  ExprP n = up ? (fromZero ? loop.loopHi
+                           : mkBinary("-", loop.loopHi, loop.loopLo))
+               : mkBinary("-", loop.loopLo, loop.loopHi);
+  if (loop.loopCmp == "<=" || loop.loopCmp == ">=")
+    n = plusConst(n, 1);
+  auto counter = [&](ExprP k) {
+    ExprP c = mkCast(ity, k, Scalar::Int);
+    if (fromZero)
+      return up ? c : mkUnary("-", c);
+    return mkBinary(up ? "+" : "-", loop.loopLo, c);
+  };
+  auto is = [&](const char *what) {
+    return mkBinary("==", mkVar(act), mkOpaque(what, {}, Scalar::Int));
+  };
+
+  // ADVANCE: the original loop over steps [from, to).
+  auto advance = std::make_shared<Stmt>();
+  advance->kind = Stmt::For;
+  advance->loc = loop.loc;
+  advance->init = mkDecl(i, counter(ckCall("mpiad_ckpt_from", ck)));
+  advance->cond = mkBinary(up ? "<" : ">", mkVar(i),
+                           counter(ckCall("mpiad_ckpt_to", ck)));
+  advance->step = mkAssign(mkVar(i), up ? "+=" : "-=", mkInt(1));
+  advance->body = primalCopy(loop.body, parts.shadowCopy);
+  Block save, load;
+  for (const auto &p : state.parts) {
+    save.push_back(mkExprStmt(mkCall("mpiad_ckpt_save",
+                                     {mkVar(ck), p.first, p.second},
+                                     Scalar::Void)));
+    load.push_back(mkExprStmt(mkCall("mpiad_ckpt_load",
+                                     {mkVar(ck), p.first, p.second},
+                                     Scalar::Void)));
+  }
+  auto step = [&](Block body) {
+    Block b{mkDecl(i, counter(ckCall("mpiad_ckpt_step", ck)))};
+    append(b, body);
+    return mkCompound(b);
+  };
+  auto driver = [&](Block turns) {
+    auto d = std::make_shared<Stmt>();
+    d->kind = Stmt::For;
+    d->loc = loop.loc;
+    d->init = mkDecl(act, ckCall("mpiad_ckpt_next", ck));
+    d->cond = mkBinary("!=", mkVar(act),
+                       mkOpaque("MPIAD_CKPT_DONE", {}, Scalar::Int));
+    d->step = mkAssign(mkVar(act), "=", ckCall("mpiad_ckpt_next", ck));
+    d->body = {mkIf(is("MPIAD_CKPT_ADVANCE"), {advance},
+                    {mkIf(is("MPIAD_CKPT_SAVE"), save,
+                          {mkIf(is("MPIAD_CKPT_RESTORE"), load, turns)})})};
+    return d;
+  };
+  std::string k = loop.snapshots.empty() ? "MPIAD_CKPT_DEFAULT_SNAPSHOTS"
+                                         : loop.snapshots;
+
+  Block fwd;
+  fwd.push_back(mkComment("checkpointed loop over " + i->userName +
+                          ": at most " +
+                          (loop.snapshots.empty() ? std::string("the default")
+                                                  : loop.snapshots) +
+                          " snapshots"));
+  fwd.push_back(mkAssign(
+      mkVar(ck), "=",
+      mkCall("mpiad_ckpt_begin",
+             {mkCast("long", n, Scalar::Int), mkOpaque(k, {}, Scalar::Int)},
+             Scalar::Other, 1)));
+  Block first = {mkComment("MPIAD_CKPT_FIRST_TURN: the last step, recorded"),
+                 step(parts.recorded)};
+  auto brk = std::make_shared<Stmt>();
+  brk->kind = Stmt::Break;
+  first.push_back(brk);
+  fwd.push_back(driver(first));
+  fwd.push_back(mkExprStmt(mkCall("mpiad_push_ptr", {mkVar(ck)}, Scalar::Void)));
+
+  Block rev;
+  rev.push_back(mkAssign(mkVar(ck), "=",
+                         mkCall("mpiad_pop_ptr", {}, Scalar::Other, 1)));
+  Block turnBody = {mkIf(is("MPIAD_CKPT_TURN"), parts.recorded)};
+  append(turnBody, parts.reversed);
+  Block turns = {
+      mkComment("MPIAD_CKPT_TURN: run the step recorded, then reverse it; "
+                "MPIAD_CKPT_REVERSE: reverse the step the forward sweep "
+                "recorded"),
+      step(turnBody)};
+  rev.push_back(driver(turns));
+  rev.push_back(mkExprStmt(mkCall("mpiad_ckpt_end", {mkVar(ck)}, Scalar::Void)));
+  return {fwd, rev};
+}
+
+ExprP inferLength(Function &F, Var *p, std::string &why) {
+  std::vector<ExprP> lens;
+  bool bad = false;
+  std::function<void(const Block &, std::map<Var *, const Stmt *> &)> visit =
+      [&](const Block &b, std::map<Var *, const Stmt *> &loops) {
+        for (const StmtP &s : b) {
+          std::function<void(const ExprP &)> scan = [&](const ExprP &e) {
+            if (!e)
+              return;
+            for (const ExprP &o : e->ops)
+              scan(o);
+            if (e->kind != Expr::Index || baseVar(e) != p ||
+                e->ops[0]->kind != Expr::VarRef)
+              return;
+            const ExprP &ix = e->ops[1];
+            if (ix->kind == Expr::IntLit) {
+              lens.push_back(mkInt(std::stoll(ix->text, nullptr, 0) + 1));
+              return;
+            }
+            // p[i + c] in `for (i = lo; i < hi; i++)`: the largest index is
+            // hi - 1 + c, so the length is hi + c (hi + 1 + c for <=).
+            Var *iv = nullptr;
+            long long c = 0;
+            if (ix->kind == Expr::VarRef) {
+              iv = ix->var;
+            } else if (ix->kind == Expr::Binary &&
+                       (ix->text == "+" || ix->text == "-") &&
+                       ix->ops[0]->kind == Expr::VarRef &&
+                       ix->ops[1]->kind == Expr::IntLit) {
+              iv = ix->ops[0]->var;
+              c = std::stoll(ix->ops[1]->text, nullptr, 0);
+              if (ix->text == "-")
+                c = -c;
+            }
+            if (iv && loops.count(iv)) {
+              const Stmt *l = loops[iv];
+              if (l->loopStep > 0) {
+                long long k = c + (l->loopCmp == "<" ? 0 : 1);
+                lens.push_back(plusConst(l->loopHi, k));
+                return;
+              }
+            }
+            bad = true;
+            why = printExpr(e);
+          };
+          scan(s->lhs);
+          scan(s->rhs);
+          scan(s->cond);
+          for (const ExprP &a : s->comm.args)
+            scan(a);
+          std::map<Var *, const Stmt *> inner = loops;
+          if (s->kind == Stmt::For && s->loopStep != 0)
+            inner[s->loopVar] = s.get();
+          visit(s->body, inner);
+          visit(s->elseBody, inner);
+        }
+      };
+  std::map<Var *, const Stmt *> none;
+  visit(F.body, none);
+  if (bad || lens.empty())
+    return nullptr;
+  // Lengths X + c with the same X: keep the largest c.
+  std::map<std::string, std::pair<ExprP, long long>> byBase;
+  for (const ExprP &l : lens) {
+    ExprP base = l;
+    long long c = 0;
+    if (l->kind == Expr::Binary && (l->text == "+" || l->text == "-") &&
+        l->ops[1]->kind == Expr::IntLit) {
+      base = l->ops[0];
+      c = std::stoll(l->ops[1]->text, nullptr, 0) * (l->text == "-" ? -1 : 1);
+    }
+    std::string key = base->kind == Expr::IntLit ? "" : printExpr(base);
+    if (base->kind == Expr::IntLit) {
+      c += std::stoll(base->text, nullptr, 0);
+      base = mkInt(0);
+    }
+    auto it = byBase.find(key);
+    if (it == byBase.end() || it->second.second < c)
+      byBase[key] = {base, c};
+  }
+  ExprP len;
+  for (auto &kv : byBase) {
+    ExprP one = plusConst(kv.second.first, kv.second.second);
+    len = len ? mkCond(mkBinary(">", len, one), len, one) : one;
+  }
+  // Parameters used in the bounds must not change inside the function.
+  std::set<Var *> vs;
+  collectVars(len, vs);
+  for (Var *v : vs)
+    if (v->kind != Var::Param || v->assignCount) {
+      why = printExpr(len);
+      return nullptr;
+    }
+  return len;
+}
+
+} // namespace mpiad
