@@ -295,11 +295,18 @@ public:
 
   // --- statements -------------------------------------------------------
 
+  /// The pair of each statement of the function body, kept by the final
+  /// run for fuseLastLoop.
+  bool keepTopLevel = false;
+  std::vector<Pair> topLevel;
+
   Pair block(const Block &b) {
     Pair out;
     std::vector<Block> revs;
     for (const StmtP &s : b) {
       Pair p = stmt(s);
+      if (keepTopLevel && &b == &F.body)
+        topLevel.push_back(p);
       append(out.first, p.first);
       revs.push_back(std::move(p.second));
     }
@@ -1313,6 +1320,103 @@ public:
   }
   std::set<Var *> createdComms;
   std::string sweepBarrier; // communicator to synchronise between sweeps
+
+  /// Sweep fusion.  When the code after the function's last active loop L
+  /// has an adjoint that reads no forward values (the seed flowing back
+  /// through sums and reductions), and L records nothing and its reverse
+  /// is iteration by iteration (adjoint arrays written and read only at
+  /// [i]), the adjoint of that code can run first, and L's reverse can run
+  /// inside L, each iteration right after its forward half: one pass over
+  /// the data instead of two.  Replaces `sweeps` and empties `seed`.
+  bool fuseLastLoop(Pair &sweeps, Block &seed) {
+    if (topLevel.size() != F.body.size())
+      return false;
+    int L = -1;
+    for (int k = (int)F.body.size() - 1; k >= 0 && L < 0; --k)
+      if (F.body[k]->kind == Stmt::For && !topLevel[k].second.empty())
+        L = k;
+    if (L < 0)
+      return false;
+    const Stmt &loop = *F.body[L];
+    if (loop.loopStep <= 0 || !loop.loopVar->declaredInForInit ||
+        loop.checkpoint || topLevel[L].first.size() != 1 ||
+        topLevel[L].second.size() != 1 ||
+        topLevel[L].second[0]->kind != Stmt::For)
+      return false;
+    // Nothing recorded in the loop or after it, no communication in it.
+    bool recorded = false;
+    for (size_t k = L; k < F.body.size(); ++k) {
+      Block one{F.body[k]};
+      walk(one, [&](Stmt &st, const WalkCtx &) {
+        recorded |= !st.tapeSet.empty() ||
+                    ((int)k == L && st.kind == Stmt::Comm);
+      });
+    }
+    if (recorded)
+      return false;
+    // The adjoint of the code after L reads no forward values.
+    Block revTail;
+    for (size_t k = F.body.size(); k-- > (size_t)L + 1;)
+      for (const StmtP &r : topLevel[k].second)
+        if (!repeatsZeroing(revTail, r))
+          revTail.push_back(r);
+    ReverseReads tailReads;
+    classify(revTail, tailReads);
+    if (!tailReads.data.empty() || !tailReads.ptr.empty())
+      return false;
+    // L's reverse, iteration by iteration.
+    Var *i = loop.loopVar;
+    const Stmt &rloop = *topLevel[L].second[0];
+    std::set<Var *> shadowVars;
+    for (auto &kv : shadows)
+      shadowVars.insert(kv.second);
+    bool ok = true;
+    std::function<void(const ExprP &)> scan = [&](const ExprP &e) {
+      if (!e)
+        return;
+      if (e->kind == Expr::Index && baseVar(e) && shadowVars.count(baseVar(e)) &&
+          !(e->ops[0]->kind == Expr::VarRef && e->ops[1]->kind == Expr::VarRef &&
+            e->ops[1]->var == i))
+        ok = false;
+      for (const ExprP &o : e->ops)
+        scan(o);
+    };
+    for (const StmtP &r : rloop.body) {
+      if (r->kind != Stmt::Assign || r->lhs->kind != Expr::Index ||
+          !shadowVars.count(baseVar(r->lhs)))
+        return false;
+      scan(r->lhs);
+      scan(r->rhs);
+    }
+    if (!ok)
+      return false;
+    for (const ExprP &e : {loop.loopLo, loop.loopHi})
+      if (!stableExpr(e))
+        return false;
+
+    auto fused = std::make_shared<Stmt>(*topLevel[L].first[0]);
+    fused->body.push_back(mkComment("adjoint of this iteration"));
+    append(fused->body, rloop.body);
+    Block fwd;
+    for (int k = 0; k < L; ++k)
+      append(fwd, topLevel[k].first);
+    fwd.push_back(mkComment("the adjoint of the code after this loop needs "
+                            "no forward values: it runs first, and the "
+                            "loop's adjoint runs inside the loop"));
+    append(fwd, seed);
+    append(fwd, revTail);
+    fwd.push_back(fused);
+    for (size_t k = L + 1; k < F.body.size(); ++k)
+      append(fwd, topLevel[k].first);
+    Block rev;
+    for (int k = L - 1; k >= 0; --k)
+      for (const StmtP &r : topLevel[k].second)
+        if (!repeatsZeroing(rev, r))
+          rev.push_back(r);
+    sweeps = {fwd, rev};
+    seed.clear();
+    return true;
+  }
 };
 
 
@@ -1426,6 +1530,7 @@ static bool runPipeline(Module &M, Function &F, Request &R,
       if (Var *p = baseVar(s.rhs->ops[0]))
         gen->freedInPrimal.insert(p);
   });
+  gen->keepTopLevel = true;
   sweeps = gen->block(F.body);
   return !gen->failed && !diag.hasErrors();
 }
@@ -1685,6 +1790,10 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
         mkCall("memcpy", {mkVar(p), mkVar(keep), bytes}, Scalar::Void)));
     epilogue.push_back(mkExprStmt(mkCall("free", {mkVar(keep)}, Scalar::Void)));
   }
+
+  if (retOut && ann.outputs.empty() && keepFinal.empty() &&
+      G.sweepBarrier.empty())
+    G.fuseLastLoop(sweeps, seed);
 
   // Declarations: every hoisted variable the sweeps use, shadows zeroed.
   std::set<Var *> used, inline_;

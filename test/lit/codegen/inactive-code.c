@@ -1,6 +1,7 @@
 // Code that carries no derivative (integer bookkeeping, printf) runs once, in the
 // forward sweep; it is not repeated in the reverse sweep. name(...) sets the
-// adjoint's name.
+// adjoint's name.  (The result is s * s: the loop's adjoint needs s, so it is
+// not fused into the loop.)
 //
 // RUN: %mpiad-emit %s -o - | FileCheck %s
 
@@ -36,5 +37,5 @@ double f(const double *x, int n) {
     s += 3.0 * x[i];
   }
   printf("count %d\n", count);
-  return s;
+  return s * s;
 }

@@ -1,6 +1,7 @@
 // A malloc'd work buffer that carries derivatives gets a shadow allocated with
 // calloc right after it; free(t) is moved to the reverse sweep (t is still read
-// there), and the shadow is freed with it.
+// there), and the shadow is freed with it.  (The result is s * s, so that the
+// adjoint of the last loop needs s and is not fused into the loop.)
 //
 // RUN: %mpiad-emit %s -o - | FileCheck %s
 
@@ -13,7 +14,7 @@
 // t is freshly allocated: its old contents are never needed.
 // CHECK-NOT:  mpiad_push_f64
 // CHECK:      /* free(t) happens in the reverse sweep */
-// CHECK-NEXT: mpiad_ret = s;
+// CHECK-NEXT: mpiad_ret = s * s;
 // CHECK:      /* reverse sweep */
 // CHECK:      for (int i = n - 1; i >= 0; i--) {
 // CHECK-NEXT:   t_b[i] += s_b * x[i];
@@ -40,5 +41,5 @@ double sq(const double *x, int n) {
   for (int i = 0; i < n; i++)
     s += t[i] * x[i];
   free(t);
-  return s;
+  return s * s;
 }
