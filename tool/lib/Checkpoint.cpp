@@ -41,10 +41,8 @@ ExprP allocationBytes(const Stmt &s, Var *x) {
   if (s.kind != Stmt::Assign || s.op != "=" || s.lhs->kind != Expr::VarRef ||
       s.lhs->var != x)
     return nullptr;
-  ExprP c = s.rhs;
-  if (c->kind == Expr::Cast)
-    c = c->ops[0];
-  if (c->kind != Expr::Call)
+  ExprP c = allocationCall(s.rhs);
+  if (!c)
     return nullptr;
   if (c->text == "malloc" && c->ops.size() == 1)
     return c->ops[0];
@@ -261,16 +259,7 @@ Block primalCopy(const Block &b,
         continue;
       if (s->var->hoisted && s->rhs && s->rhs->kind == Expr::Opaque &&
           !s->rhs->text.empty() && s->rhs->text[0] == '{') {
-        Var tmp = *s->var;
-        tmp.name = "";
-        std::string ty = printDecl(tmp);
-        while (!ty.empty() && ty.back() == ' ')
-          ty.pop_back();
-        out.push_back(mkExprStmt(mkCall(
-            "memcpy",
-            {mkVar(s->var), mkOpaque("(" + ty + ")" + s->rhs->text),
-             sizeofExpr(s->var->name)},
-            Scalar::Void)));
+        out.push_back(arrayInitCopy(*s));
         continue;
       }
       out.push_back(s);

@@ -153,18 +153,8 @@ public:
   Block stmt(const StmtP &s) {
     switch (s->kind) {
     case Stmt::Decl:
-      if (s->rhs && !s->var->type.dims.empty()) {
-        Var tmp = *s->var;
-        tmp.name = "";
-        std::string ty = printDecl(tmp);
-        while (!ty.empty() && ty.back() == ' ')
-          ty.pop_back();
-        return {mkExprStmt(mkCall(
-            "memcpy",
-            {mkVar(s->var), mkOpaque("(" + ty + ")" + s->rhs->text),
-             mkOpaque("sizeof(" + s->var->name + ")")},
-            Scalar::Void))};
-      }
+      if (s->rhs && !s->var->type.dims.empty())
+        return {arrayInitCopy(*s)};
       return {};
     case Stmt::Assign:
       return assign(s);
@@ -198,14 +188,8 @@ public:
   }
 
   static bool isAlloc(const ExprP &e, ExprP &call) {
-    ExprP c = e;
-    if (c->kind == Expr::Cast)
-      c = c->ops[0];
-    if (c->kind == Expr::Call && (c->text == "malloc" || c->text == "calloc")) {
-      call = c;
-      return true;
-    }
-    return false;
+    call = allocationCall(e);
+    return call != nullptr;
   }
 
   Block assign(const StmtP &s) {

@@ -443,18 +443,7 @@ public:
                             s->var->userName + "'");
           return {};
         }
-        Var tmp = *s->var;
-        tmp.name = "";
-        std::string ty = printDecl(tmp);
-        while (!ty.empty() && ty.back() == ' ')
-          ty.pop_back();
-        return {{mkExprStmt(mkCall(
-                    "memcpy",
-                    {mkVar(s->var),
-                     mkOpaque("(" + ty + ")" + s->rhs->text),
-                     mkOpaque("sizeof(" + s->var->name + ")")},
-                    Scalar::Void))},
-                {}};
+        return {{arrayInitCopy(*s)}, {}};
       }
       return {{s}, {}};
     case Stmt::Assign:
@@ -483,14 +472,8 @@ public:
   }
 
   bool isAlloc(const ExprP &e, ExprP &call) {
-    ExprP c = e;
-    if (c->kind == Expr::Cast)
-      c = c->ops[0];
-    if (c->kind == Expr::Call && (c->text == "malloc" || c->text == "calloc")) {
-      call = c;
-      return true;
-    }
-    return false;
+    call = allocationCall(e);
+    return call != nullptr;
   }
 
   std::set<Var *> freedInPrimal;

@@ -1,5 +1,6 @@
 //===- Transform.cpp - Small builders shared by reverse and forward mode --===//
 #include "Transform.h"
+#include "Backend.h"
 
 #include <algorithm>
 
@@ -174,6 +175,28 @@ ExprP rebase(const ExprP &e, const std::function<Var *(Var *)> &base) {
   default:
     return e;
   }
+}
+
+ExprP allocationCall(const ExprP &e) {
+  ExprP c = e;
+  if (c && c->kind == Expr::Cast)
+    c = c->ops[0];
+  if (c && c->kind == Expr::Call && (c->text == "malloc" || c->text == "calloc"))
+    return c;
+  return nullptr;
+}
+
+StmtP arrayInitCopy(const Stmt &decl) {
+  Var tmp = *decl.var;
+  tmp.name = "";
+  std::string ty = printDecl(tmp);
+  while (!ty.empty() && ty.back() == ' ')
+    ty.pop_back();
+  return mkExprStmt(mkCall("memcpy",
+                           {mkVar(decl.var),
+                            mkOpaque("(" + ty + ")" + decl.rhs->text),
+                            mkOpaque("sizeof(" + decl.var->name + ")")},
+                           Scalar::Void));
 }
 
 } // namespace mpiad

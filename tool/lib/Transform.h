@@ -33,6 +33,12 @@ Block unusedParams(const std::vector<Var *> &params, const std::set<Var *> &used
 std::string zeroInit(const Var &v);
 /// e + k, folding a constant already there (`n - 1` + 1 is `n`).
 ExprP plusConst(const ExprP &e, long long k);
+/// The malloc/calloc call of an allocation `p = (T *)malloc(...)`, or null.
+ExprP allocationCall(const ExprP &e);
+/// `memcpy(a, (T[N]){...}, sizeof(a))`: (re)initialises a fixed array that
+/// was declared with an initialiser list (its declaration moves to the top of
+/// the generated function).
+StmtP arrayInitCopy(const Stmt &decl);
 /// Does e carry derivatives (an active floating value flows into it)?
 bool carriesDerivative(const ExprP &e);
 /// The lvalue / buffer e with the variable it is rooted at replaced by
