@@ -18,6 +18,7 @@
  * with tangent_comm.c through comm_internal.h.
  */
 #include "comm_internal.h"
+#include "requests.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -1023,38 +1024,73 @@ mpiad_result_t mpiad_exscan_rev(void *send_b, void *recv_b, int count,
 /* Point to point                                                            */
 /* ------------------------------------------------------------------------- */
 
+/* The adjoint message of each transfer travels with a tag made from the
+ * user's tag and the transfer's number in its stream (requests.h), so that
+ * blocking and non-blocking transfers match whatever order they complete in. */
+
+static mpiad_result_t send_fwd_common(const void *buf, int count,
+                                      MPI_Datatype t, int dest, int tag,
+                                      MPI_Comm comm, int sync) {
+  mpiad_xfer x = {0};
+  if (!type_kind(t, &x.kind, &x.esz) || count < 0)
+    return MPIAD_ERR_ARG;
+  if (sync)
+    MPIAD_CHECK_MPI(MPI_Ssend(buf, count, t, dest, tag, comm));
+  else
+    MPIAD_CHECK_MPI(MPI_Send(buf, count, t, dest, tag, comm));
+  x.type = t;
+  x.count = count;
+  x.peer = dest;
+  x.tag = tag;
+  x.comm = comm;
+  mpiad_impl_record_blocking_send(&x);
+  return MPIAD_SUCCESS;
+}
+
+mpiad_result_t mpiad_send_fwd(const void *buf, int count, MPI_Datatype t,
+                              int dest, int tag, MPI_Comm comm) {
+  return send_fwd_common(buf, count, t, dest, tag, comm, 0);
+}
+
+mpiad_result_t mpiad_ssend_fwd(const void *buf, int count, MPI_Datatype t,
+                               int dest, int tag, MPI_Comm comm) {
+  return send_fwd_common(buf, count, t, dest, tag, comm, 1);
+}
+
 mpiad_result_t mpiad_send_rev(void *send_b, int count, MPI_Datatype t, int dest,
                               int tag, MPI_Comm comm) {
   int kind;
   size_t esz;
+  (void)dest;
+  (void)tag;
+  (void)comm; /* recorded */
   if (!type_kind(t, &kind, &esz) || count < 0)
     return MPIAD_ERR_ARG;
+  mpiad_xfer x;
+  mpiad_impl_pop_blocking(XFER_SEND, &x);
+  if (x.peer == MPI_PROC_NULL)
+    return MPIAD_SUCCESS;
   void *g;
-  if (!carve((size_t)count * esz, &g, 0, NULL, 0, NULL, 0, NULL))
+  if (!carve((size_t)x.count * esz, &g, 0, NULL, 0, NULL, 0, NULL))
     return MPIAD_ERR_NOMEM;
-  MPIAD_CHECK_MPI(MPI_Recv(g, count, t, dest, tag, comm, MPI_STATUS_IGNORE));
-  if (dest != MPI_PROC_NULL)
-    acc(send_b, g, (size_t)count, kind);
+  MPIAD_CHECK_MPI(MPI_Recv(g, x.count, t, x.peer, mpiad_impl_adjoint_tag(&x),
+                           x.comm, MPI_STATUS_IGNORE));
+  acc(send_b, g, (size_t)x.count, kind);
   return MPIAD_SUCCESS;
 }
 
 /* Records what the reverse of a receive needs: the actual source, the actual
- * tag and the number of elements received. */
-static mpiad_result_t record_status(const MPI_Status *s, MPI_Datatype t) {
-  int n = 0;
-  MPIAD_CHECK_MPI(MPI_Get_count(s, t, &n));
-  if (n == MPI_UNDEFINED)
-    return MPIAD_ERR_MPI;
-  mpiad_push_i64(s->MPI_SOURCE);
-  mpiad_push_i64(s->MPI_TAG);
-  mpiad_push_i64(n);
+ * tag, the number of elements received and the message's number. */
+static mpiad_result_t record_recv(const MPI_Status *s, MPI_Datatype t,
+                                  int count, MPI_Comm comm) {
+  mpiad_xfer x = {0};
+  if (!type_kind(t, &x.kind, &x.esz))
+    return MPIAD_ERR_ARG;
+  x.type = t;
+  x.count = count;
+  x.comm = comm;
+  mpiad_impl_record_blocking_recv(&x, s);
   return MPIAD_SUCCESS;
-}
-
-static void pop_status(int *source, int *tag, int *n) {
-  *n = (int)mpiad_pop_i64();
-  *tag = (int)mpiad_pop_i64();
-  *source = (int)mpiad_pop_i64();
 }
 
 mpiad_result_t mpiad_recv_fwd(void *buf, int count, MPI_Datatype t, int source,
@@ -1067,31 +1103,38 @@ mpiad_result_t mpiad_recv_fwd(void *buf, int count, MPI_Datatype t, int source,
   MPIAD_CHECK_MPI(MPI_Recv(buf, count, t, source, tag, comm, &s));
   if (status != MPI_STATUS_IGNORE)
     *status = s;
-  return record_status(&s, t);
+  return record_recv(&s, t, count, comm);
 }
 
-mpiad_result_t mpiad_recv_rev(void *recv_b, int count, MPI_Datatype t,
-                              MPI_Comm comm) {
-  int kind, source, tag, n;
-  size_t esz;
-  if (!type_kind(t, &kind, &esz) || count < 0)
-    return MPIAD_ERR_ARG;
-  pop_status(&source, &tag, &n);
-  if (n > count)
-    return MPIAD_ERR_ARG;
-  if (source == MPI_PROC_NULL)
+/* Sends the adjoint of a received message (recv_b, NULL: zeros) back to
+ * where it came from; zeroes recv_b. */
+static mpiad_result_t send_back(void *recv_b, const mpiad_xfer *x) {
+  if (x->peer == MPI_PROC_NULL)
     return MPIAD_SUCCESS; /* nothing was received */
   const void *src = recv_b;
   if (!recv_b) {
     void *z;
-    if (!carve((size_t)n * esz, &z, 0, NULL, 0, NULL, 0, NULL))
+    if (!carve((size_t)x->count * x->esz, &z, 0, NULL, 0, NULL, 0, NULL))
       return MPIAD_ERR_NOMEM;
-    zero(z, 0, (size_t)n, esz);
+    zero(z, 0, (size_t)x->count, x->esz);
     src = z;
   }
-  MPIAD_CHECK_MPI(MPI_Send(src, n, t, source, tag, comm));
-  zero(recv_b, 0, (size_t)n, esz);
+  MPIAD_CHECK_MPI(MPI_Send(src, x->count, x->type, x->peer,
+                           mpiad_impl_adjoint_tag(x), x->comm));
+  zero(recv_b, 0, (size_t)x->count, x->esz);
   return MPIAD_SUCCESS;
+}
+
+mpiad_result_t mpiad_recv_rev(void *recv_b, int count, MPI_Datatype t,
+                              MPI_Comm comm) {
+  int kind;
+  size_t esz;
+  (void)comm; /* recorded */
+  if (!type_kind(t, &kind, &esz) || count < 0)
+    return MPIAD_ERR_ARG;
+  mpiad_xfer x;
+  mpiad_impl_pop_blocking(XFER_RECV, &x);
+  return send_back(recv_b, &x);
 }
 
 mpiad_result_t mpiad_sendrecv_fwd(const void *sendbuf, int sendcount,
@@ -1099,9 +1142,8 @@ mpiad_result_t mpiad_sendrecv_fwd(const void *sendbuf, int sendcount,
                                   void *recvbuf, int recvcount, MPI_Datatype rt,
                                   int source, int recvtag, MPI_Comm comm,
                                   MPI_Status *status) {
-  int kind;
-  size_t esz;
-  if (!type_kind(st_, &kind, &esz) || !type_kind(rt, &kind, &esz) ||
+  mpiad_xfer x = {0};
+  if (!type_kind(st_, &x.kind, &x.esz) || !type_kind(rt, &x.kind, &x.esz) ||
       sendcount < 0 || recvcount < 0)
     return MPIAD_ERR_ARG;
   MPI_Status s;
@@ -1109,38 +1151,61 @@ mpiad_result_t mpiad_sendrecv_fwd(const void *sendbuf, int sendcount,
                                recvcount, rt, source, recvtag, comm, &s));
   if (status != MPI_STATUS_IGNORE)
     *status = s;
-  return record_status(&s, rt);
+  type_kind(st_, &x.kind, &x.esz);
+  x.type = st_;
+  x.count = sendcount;
+  x.peer = dest;
+  x.tag = sendtag;
+  x.comm = comm;
+  mpiad_impl_record_blocking_send(&x);
+  return record_recv(&s, rt, recvcount, comm);
+}
+
+/* The reverse of a Sendrecv-like exchange: sends the adjoint of what was
+ * received (rx) back while receiving the adjoint of what was sent (sx) into
+ * G. */
+static mpiad_result_t exchange_back(const void *src, const mpiad_xfer *rx,
+                                    void *G, const mpiad_xfer *sx) {
+  int rtag = rx->peer == MPI_PROC_NULL ? 0 : mpiad_impl_adjoint_tag(rx);
+  int stag = sx->peer == MPI_PROC_NULL ? 0 : mpiad_impl_adjoint_tag(sx);
+  MPIAD_CHECK_MPI(MPI_Sendrecv(src, rx->count, rx->type, rx->peer, rtag, G,
+                               sx->count, sx->type, sx->peer, stag, rx->comm,
+                               MPI_STATUS_IGNORE));
+  return MPIAD_SUCCESS;
 }
 
 mpiad_result_t mpiad_sendrecv_rev(void *send_b, int sendcount, MPI_Datatype st_,
                                   int dest, int sendtag, void *recv_b,
                                   int recvcount, MPI_Datatype rt, int recvtag,
                                   MPI_Comm comm) {
-  int skind, rkind, source, tag, n;
+  int skind, rkind;
   size_t sesz, resz;
-  (void)recvtag; /* the recorded actual tag is used */
+  (void)dest;
+  (void)sendtag;
+  (void)recvtag;
+  (void)comm; /* recorded */
   if (!type_kind(st_, &skind, &sesz) || !type_kind(rt, &rkind, &resz) ||
       sendcount < 0 || recvcount < 0)
     return MPIAD_ERR_ARG;
-  pop_status(&source, &tag, &n);
-  if (n > recvcount)
-    return MPIAD_ERR_ARG;
+  mpiad_xfer rx, sx;
+  mpiad_impl_pop_blocking(XFER_RECV, &rx);
+  mpiad_impl_pop_blocking(XFER_SEND, &sx);
+  size_t n = (size_t)rx.count;
   void *G, *zeros;
-  if (!carve((size_t)sendcount * sesz, &G, !recv_b ? (size_t)n * resz : 0,
-             &zeros, 0, NULL, 0, NULL))
+  if (!carve((size_t)sx.count * sesz, &G, !recv_b ? n * resz : 0, &zeros, 0,
+             NULL, 0, NULL))
     return MPIAD_ERR_NOMEM;
   const void *src = recv_b;
   if (!recv_b) {
-    zero(zeros, 0, (size_t)n, resz);
+    zero(zeros, 0, n, resz);
     src = zeros;
   }
-  if (source == MPI_PROC_NULL)
-    tag = 0; /* MPI_ANY_TAG is not a valid send tag, even to MPI_PROC_NULL */
-  MPIAD_CHECK_MPI(MPI_Sendrecv(src, n, rt, source, tag, G, sendcount, st_, dest,
-                               sendtag, comm, MPI_STATUS_IGNORE));
-  zero(recv_b, 0, (size_t)n, resz);
-  if (dest != MPI_PROC_NULL)
-    acc(send_b, G, (size_t)sendcount, skind);
+  mpiad_result_t r = exchange_back(src, &rx, G, &sx);
+  if (r != MPIAD_SUCCESS)
+    return r;
+  zero(recv_b, 0, n, resz);
+  if (sx.peer != MPI_PROC_NULL)
+    acc(send_b, G, (size_t)sx.count, skind);
   return MPIAD_SUCCESS;
 }
 
@@ -1148,52 +1213,62 @@ mpiad_result_t mpiad_sendrecv_replace_fwd(void *buf, int count, MPI_Datatype t,
                                           int dest, int sendtag, int source,
                                           int recvtag, MPI_Comm comm,
                                           MPI_Status *status) {
-  int kind;
-  size_t esz;
-  if (!type_kind(t, &kind, &esz) || count < 0)
+  mpiad_xfer x = {0};
+  if (!type_kind(t, &x.kind, &x.esz) || count < 0)
     return MPIAD_ERR_ARG;
   MPI_Status s;
   MPIAD_CHECK_MPI(MPI_Sendrecv_replace(buf, count, t, dest, sendtag, source,
                                        recvtag, comm, &s));
   if (status != MPI_STATUS_IGNORE)
     *status = s;
-  return record_status(&s, t);
+  x.type = t;
+  x.count = count;
+  x.peer = dest;
+  x.tag = sendtag;
+  x.comm = comm;
+  mpiad_impl_record_blocking_send(&x);
+  return record_recv(&s, t, count, comm);
 }
 
 mpiad_result_t mpiad_sendrecv_replace_rev(void *buf_b, int count,
                                           MPI_Datatype t, int dest, int sendtag,
                                           int recvtag, MPI_Comm comm) {
-  int kind, source, tag, n;
+  int kind;
   size_t esz;
-  (void)recvtag; /* the recorded actual tag is used */
+  (void)dest;
+  (void)sendtag;
+  (void)recvtag;
+  (void)comm; /* recorded */
   if (!type_kind(t, &kind, &esz) || count < 0)
     return MPIAD_ERR_ARG;
-  pop_status(&source, &tag, &n);
-  if (n > count)
-    return MPIAD_ERR_ARG;
-  if (source == MPI_PROC_NULL)
-    tag = 0;
-  if (buf_b && n == count && dest != MPI_PROC_NULL) {
+  mpiad_xfer rx, sx;
+  mpiad_impl_pop_blocking(XFER_RECV, &rx);
+  mpiad_impl_pop_blocking(XFER_SEND, &sx);
+  size_t n = (size_t)rx.count;
+  if (buf_b && rx.count == count && rx.peer != MPI_PROC_NULL &&
+      sx.peer != MPI_PROC_NULL) {
     /* The usual case: the whole buffer was received and sent. */
-    MPIAD_CHECK_MPI(MPI_Sendrecv_replace(buf_b, count, t, source, tag, dest,
-                                         sendtag, comm, MPI_STATUS_IGNORE));
+    MPIAD_CHECK_MPI(MPI_Sendrecv_replace(
+        buf_b, count, t, rx.peer, mpiad_impl_adjoint_tag(&rx), sx.peer,
+        mpiad_impl_adjoint_tag(&sx), rx.comm, MPI_STATUS_IGNORE));
     return MPIAD_SUCCESS;
   }
-  /* General case: elements [n, count) kept their value in the primal, so
-   * their adjoint flows through; [0, n) were overwritten. */
+  /* Elements [n, count) kept their value in the primal, so their adjoint
+   * flows through; [0, n) were overwritten by the message. */
   void *G, *zeros;
-  if (!carve((size_t)count * esz, &G, !buf_b ? (size_t)n * esz : 0, &zeros, 0,
-             NULL, 0, NULL))
+  if (!carve((size_t)count * esz, &G, !buf_b ? n * esz : 0, &zeros, 0, NULL,
+             0, NULL))
     return MPIAD_ERR_NOMEM;
   const void *src = buf_b;
   if (!buf_b) {
-    zero(zeros, 0, (size_t)n, esz);
+    zero(zeros, 0, n, esz);
     src = zeros;
   }
-  MPIAD_CHECK_MPI(MPI_Sendrecv(src, n, t, source, tag, G, count, t, dest,
-                               sendtag, comm, MPI_STATUS_IGNORE));
-  zero(buf_b, 0, (size_t)n, esz);
-  if (dest != MPI_PROC_NULL)
+  mpiad_result_t r = exchange_back(src, &rx, G, &sx);
+  if (r != MPIAD_SUCCESS)
+    return r;
+  zero(buf_b, 0, n, esz);
+  if (sx.peer != MPI_PROC_NULL)
     acc(buf_b, G, (size_t)count, kind);
   return MPIAD_SUCCESS;
 }

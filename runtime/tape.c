@@ -169,8 +169,11 @@ void mpiad_impl_pop_slow(int which, void *dst, size_t bytes) {
   }
 }
 
+/* The record stack of messages (requests.c) is part of the tape. */
+size_t mpiad_impl_record_bytes(void);
+
 size_t mpiad_tape_bytes(void) {
-  size_t total = 0;
+  size_t total = mpiad_impl_record_bytes();
   for (int i = 0; i < MPIAD_IMPL_NSTACKS; ++i)
     total += stack_bytes(&mpiad_impl_tape_g.stack[i]);
   return total;

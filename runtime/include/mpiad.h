@@ -11,7 +11,9 @@
  *   - checkpointing (checkpoint.c): the binomial schedule and the snapshots
  *     of loops marked `#pragma mpiad checkpoint`;
  *   - the adjoints (adjoint_comm.c) and tangents (tangent_comm.c) of MPI
- *     calls, used by the generated code through the rules.
+ *     calls, used by the generated code through the rules;
+ *   - non-blocking communication and the records of every message an
+ *     adjoint reverses (requests.c).
  *
  * The tape
  * --------
@@ -668,25 +670,44 @@ mpiad_result_t mpiad_scan_rev(void *send_b, void *recv_b, int count,
 mpiad_result_t mpiad_exscan_rev(void *send_b, void *recv_b, int count,
                                 MPI_Datatype t, MPI_Comm comm);
 
-/** Reverse of MPI_Send / MPI_Ssend: receives count elements from dest with
- *  tag into scratch and accumulates them into send_b (NULL: discarded). */
+/* Point to point.  Every message an adjoint reverses is recorded on the
+ * record stack (requests.c), a LIFO beside the tape counted by
+ * mpiad_tape_bytes(): its peer, actual tag and count, and its number in its
+ * stream (communicator, sender, receiver, tag).  The adjoint message goes
+ * back on the same communicator with the tag (tag + 1) * MPIAD_SEQ_SPAN +
+ * number % MPIAD_SEQ_SPAN (4096), above every user tag, so that it matches
+ * its own message even when messages with equal tags complete in different
+ * orders on the two sides (wildcards, Waitany).  User tags must therefore be
+ * at most MPI_TAG_UB / 4096 - 2 (524286 with Open MPI); a larger tag stops
+ * the program with a message.  Protocol errors (a reverse sweep that does
+ * not mirror its forward sweep) print "mpiad: ..." and abort. */
+
+/** Forward sweep of MPI_Send / MPI_Ssend: the call, then the message is
+ *  recorded. */
+mpiad_result_t mpiad_send_fwd(const void *buf, int count, MPI_Datatype t,
+                              int dest, int tag, MPI_Comm comm);
+mpiad_result_t mpiad_ssend_fwd(const void *buf, int count, MPI_Datatype t,
+                               int dest, int tag, MPI_Comm comm);
+
+/** Reverse of mpiad_send_fwd: receives the message's adjoint from dest and
+ *  accumulates it into send_b (NULL: discarded).  The arguments other than
+ *  send_b and t are taken from the record. */
 mpiad_result_t mpiad_send_rev(void *send_b, int count, MPI_Datatype t, int dest,
                               int tag, MPI_Comm comm);
 
-/** Forward sweep of MPI_Recv: receives, then pushes the ACTUAL source, tag
+/** Forward sweep of MPI_Recv: receives, then records the ACTUAL source, tag
  *  and element count from the status (status may be MPI_STATUS_IGNORE;
  *  otherwise it is filled as by MPI_Recv). */
 mpiad_result_t mpiad_recv_fwd(void *buf, int count, MPI_Datatype t, int source,
                               int tag, MPI_Comm comm, MPI_Status *status);
 
-/** Reverse of mpiad_recv_fwd: pops the actual source, tag and count n, sends
- *  recv_b[0..n) (zeros if recv_b is NULL) back to that source with that tag,
- *  then zeroes recv_b[0..n).  Nothing is sent for MPI_PROC_NULL. */
+/** Reverse of mpiad_recv_fwd: sends recv_b[0..n) (zeros if recv_b is NULL)
+ *  back to the actual source, then zeroes recv_b[0..n).  Nothing is sent for
+ *  MPI_PROC_NULL. */
 mpiad_result_t mpiad_recv_rev(void *recv_b, int count, MPI_Datatype t,
                               MPI_Comm comm);
 
-/** Forward sweep of MPI_Sendrecv: the call, then the actual source, tag and
- *  count of the receive are pushed. */
+/** Forward sweep of MPI_Sendrecv: the call, then both halves are recorded. */
 mpiad_result_t mpiad_sendrecv_fwd(const void *sendbuf, int sendcount,
                                   MPI_Datatype st, int dest, int sendtag,
                                   void *recvbuf, int recvcount, MPI_Datatype rt,
@@ -694,28 +715,128 @@ mpiad_result_t mpiad_sendrecv_fwd(const void *sendbuf, int sendcount,
                                   MPI_Status *status);
 
 /** Reverse of mpiad_sendrecv_fwd: one MPI_Sendrecv sending recv_b[0..n) to
- *  the actual source with the actual tag (recvtag is not used) and receiving
- *  sendcount elements from dest with sendtag into scratch; send_b +=
- *  scratch; recv_b[0..n) = 0.  NULL shadows: zeros sent / data discarded. */
+ *  the actual source and receiving the adjoint of the sent message from dest
+ *  into scratch; send_b += scratch; recv_b[0..n) = 0.  NULL shadows: zeros
+ *  sent / data discarded. */
 mpiad_result_t mpiad_sendrecv_rev(void *send_b, int sendcount, MPI_Datatype st,
                                   int dest, int sendtag, void *recv_b,
                                   int recvcount, MPI_Datatype rt, int recvtag,
                                   MPI_Comm comm);
 
-/** Forward sweep of MPI_Sendrecv_replace (records source, tag, count). */
+/** Forward sweep of MPI_Sendrecv_replace (records both halves). */
 mpiad_result_t mpiad_sendrecv_replace_fwd(void *buf, int count, MPI_Datatype t,
                                           int dest, int sendtag, int source,
                                           int recvtag, MPI_Comm comm,
                                           MPI_Status *status);
 
-/** Reverse of mpiad_sendrecv_replace_fwd: MPI_Sendrecv_replace(buf_b, count,
- *  t, actual source, actual tag, dest, sendtag) (recvtag is not used).  When
- *  fewer than count elements were received (or dest is MPI_PROC_NULL, or
- *  buf_b is NULL) one MPI_Sendrecv through scratch is used instead, and the
- *  adjoint of the elements the receive did not overwrite is kept. */
+/** Reverse of mpiad_sendrecv_replace_fwd: one MPI_Sendrecv through scratch;
+ *  the adjoint of the elements the receive did not overwrite is kept. */
 mpiad_result_t mpiad_sendrecv_replace_rev(void *buf_b, int count,
                                           MPI_Datatype t, int dest, int sendtag,
                                           int recvtag, MPI_Comm comm);
+
+/* ------------------------------------------------------------------------- */
+/* Non-blocking communication (requests.c)                                   */
+/* ------------------------------------------------------------------------- */
+/* A start (MPI_Isend, MPI_Issend, MPI_Irecv, MPI_Iallreduce with MPI_SUM,
+ * MPI_Ibcast, MPI_Iallgather) and the completion of its request (MPI_Wait,
+ * MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Test, MPI_Testall,
+ * MPI_Request_free of a send) are reversed as a pair: the reverse of the
+ * completion STARTS the reverse transfer without blocking, and the reverse
+ * of the start WAITS for it and accumulates.  The pairing goes through the
+ * record stack, not through the program's request variables, so requests
+ * may live in arrays, be copied, and be completed in a later loop iteration.
+ *
+ * _fwd helpers (forward sweep of an adjoint) do the primal call and record;
+ * buf_b / send_b / recv_b are the adjoints the reverse sweep will use (NULL:
+ * none), `partial` is 1 when the result's adjoint is a per-rank share to be
+ * summed over ranks (as for the blocking collectives).  A completion helper
+ * records a group (possibly empty) that mpiad_complete_rev pops; each start
+ * helper records a start that mpiad_start_rev pops.  Receives record the
+ * actual source and tag from the status, so the adjoint of a wildcard
+ * receive goes back to the rank and tag that matched.  The adjoints of
+ * non-blocking collectives start in the reverse order of the primal starts
+ * on each communicator (MPI requires one order on all ranks), whatever order
+ * their waits completed in.
+ *
+ * _tan helpers (forward mode) send the primal and the tangent as one packed
+ * message (as mpiad_send_tan) or run a second collective for the tangent;
+ * the completion _tan helpers unpack and complete both.
+ *
+ * Requests the differentiated function starts must be completed in it.
+ * Steady state allocates nothing; memory is freed in MPI_Finalize. */
+
+mpiad_result_t mpiad_isend_fwd(const void *buf, void *buf_b, int count,
+                               MPI_Datatype t, int dest, int tag, MPI_Comm comm,
+                               MPI_Request *req);
+mpiad_result_t mpiad_issend_fwd(const void *buf, void *buf_b, int count,
+                                MPI_Datatype t, int dest, int tag,
+                                MPI_Comm comm, MPI_Request *req);
+mpiad_result_t mpiad_irecv_fwd(void *buf, void *buf_b, int count,
+                               MPI_Datatype t, int source, int tag,
+                               MPI_Comm comm, MPI_Request *req);
+mpiad_result_t mpiad_iallreduce_fwd(const void *send, void *send_b, void *recv,
+                                    void *recv_b, int count, MPI_Datatype t,
+                                    MPI_Op op, MPI_Comm comm, int partial,
+                                    MPI_Request *req);
+mpiad_result_t mpiad_ibcast_fwd(void *buf, void *buf_b, int count,
+                                MPI_Datatype t, int root, MPI_Comm comm,
+                                int partial, MPI_Request *req);
+mpiad_result_t mpiad_iallgather_fwd(const void *send, void *send_b,
+                                    int sendcount, MPI_Datatype st, void *recv,
+                                    void *recv_b, int recvcount,
+                                    MPI_Datatype rt, MPI_Comm comm, int partial,
+                                    MPI_Request *req);
+/** Reverse of any start: waits for the reverse transfer and accumulates. */
+mpiad_result_t mpiad_start_rev(void);
+
+mpiad_result_t mpiad_wait_fwd(MPI_Request *req, MPI_Status *status);
+mpiad_result_t mpiad_waitall_fwd(int n, MPI_Request *reqs,
+                                 MPI_Status *statuses);
+mpiad_result_t mpiad_waitany_fwd(int n, MPI_Request *reqs, int *index,
+                                 MPI_Status *status);
+mpiad_result_t mpiad_waitsome_fwd(int n, MPI_Request *reqs, int *outcount,
+                                  int *indices, MPI_Status *statuses);
+mpiad_result_t mpiad_test_fwd(MPI_Request *req, int *flag, MPI_Status *status);
+mpiad_result_t mpiad_testall_fwd(int n, MPI_Request *reqs, int *flag,
+                                 MPI_Status *statuses);
+mpiad_result_t mpiad_request_free_fwd(MPI_Request *req);
+/** Reverse of any completion: starts the reverse transfers of the requests
+ *  it completed, without blocking. */
+mpiad_result_t mpiad_complete_rev(void);
+
+mpiad_result_t mpiad_isend_tan(const void *buf, const void *buf_d, int count,
+                               MPI_Datatype t, int dest, int tag, MPI_Comm comm,
+                               MPI_Request *req);
+mpiad_result_t mpiad_issend_tan(const void *buf, const void *buf_d, int count,
+                                MPI_Datatype t, int dest, int tag,
+                                MPI_Comm comm, MPI_Request *req);
+mpiad_result_t mpiad_irecv_tan(void *buf, void *buf_d, int count,
+                               MPI_Datatype t, int source, int tag,
+                               MPI_Comm comm, MPI_Request *req);
+mpiad_result_t mpiad_iallreduce_tan(const void *send, const void *send_d,
+                                    void *recv, void *recv_d, int count,
+                                    MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                                    MPI_Request *req);
+mpiad_result_t mpiad_ibcast_tan(void *buf, void *buf_d, int count,
+                                MPI_Datatype t, int root, MPI_Comm comm,
+                                MPI_Request *req);
+mpiad_result_t mpiad_iallgather_tan(const void *send, const void *send_d,
+                                    int sendcount, MPI_Datatype st, void *recv,
+                                    void *recv_d, int recvcount,
+                                    MPI_Datatype rt, MPI_Comm comm,
+                                    MPI_Request *req);
+mpiad_result_t mpiad_wait_tan(MPI_Request *req, MPI_Status *status);
+mpiad_result_t mpiad_waitall_tan(int n, MPI_Request *reqs,
+                                 MPI_Status *statuses);
+mpiad_result_t mpiad_waitany_tan(int n, MPI_Request *reqs, int *index,
+                                 MPI_Status *status);
+mpiad_result_t mpiad_waitsome_tan(int n, MPI_Request *reqs, int *outcount,
+                                  int *indices, MPI_Status *statuses);
+mpiad_result_t mpiad_test_tan(MPI_Request *req, int *flag, MPI_Status *status);
+mpiad_result_t mpiad_testall_tan(int n, MPI_Request *reqs, int *flag,
+                                 MPI_Status *statuses);
+mpiad_result_t mpiad_request_free_tan(MPI_Request *req);
 
 /* ------------------------------------------------------------------------- */
 /* Tangents of MPI communication (tangent_comm.c)                            */

@@ -109,9 +109,9 @@ static void test_ring_send_recv(const ty_t *T, int ssend, int nulls) {
   for (int step = 0; step < 2; ++step) {
     if ((step == 0) == even) {
       if (ssend && rt_size > 1)
-        MPI_Ssend(b.x, N, T->t, R, 7, MPI_COMM_WORLD);
+        RT_OK(mpiad_ssend_fwd(b.x, N, T->t, R, 7, MPI_COMM_WORLD), label);
       else
-        MPI_Send(b.x, N, T->t, R, 7, MPI_COMM_WORLD);
+        RT_OK(mpiad_send_fwd(b.x, N, T->t, R, 7, MPI_COMM_WORLD), label);
     } else {
       RT_OK(
           mpiad_recv_fwd(b.r, N, T->t, L, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
@@ -185,7 +185,7 @@ static void test_any_source(const ty_t *T) {
     int n = N - rt_rank % 2;
     void *x = talloc(T, N), *sb = talloc(T, N);
     tfill(T, x, N);
-    MPI_Send(x, n, T->t, 0, 100 + rt_rank, MPI_COMM_WORLD);
+    RT_OK(mpiad_send_fwd(x, n, T->t, 0, 100 + rt_rank, MPI_COMM_WORLD), label);
     RT_OK(mpiad_send_rev(sb, n, T->t, 0, 100 + rt_rank, MPI_COMM_WORLD), label);
     for (int k = 0; k < N; ++k) {
       double want = k < n ? 10.0 * rt_rank + k + 1 : 0.0;

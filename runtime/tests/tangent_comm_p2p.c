@@ -343,7 +343,7 @@ static void test_consistency(const ty_t *T, int pat) {
   if (pat == RING_SEND || pat == RING_SSEND) {
     for (int step = 0; step < 2; ++step) {
       if ((step == 0) == even)
-        PMPI_Send(x, N, T->t, R, 7, w);
+        RT_OK(mpiad_send_fwd(x, N, T->t, R, 7, w), label);
       else
         RT_OK(mpiad_recv_fwd(y2, N, T->t, L, 7, w, MPI_STATUS_IGNORE), label);
     }

@@ -110,6 +110,13 @@ bool isStable(const Var *v);
 /// parameter, else MPI_COMM_WORLD.
 std::string mainComm(const Function &f);
 
+/// Does any message of a point-to-point call of the body carry derivatives?
+/// Then every point-to-point call is reversed, so that peers match.
+bool pointToPointActive(const Block &body);
+/// Is any non-blocking start of the body reversed?  Then every completion
+/// (MPI_Wait, ...) is, so that each request's outcome is recorded.
+bool startsActive(const Block &body);
+
 /// The union-find root of a pointer alias class.
 Var *aliasRoot(Function &f, Var *v);
 

@@ -252,6 +252,33 @@ Var *aliasRoot(Function &f, Var *v) {
   return v;
 }
 
+static bool anyBufferActive(const Stmt &st) {
+  for (size_t i = 0; i < st.comm.args.size(); ++i)
+    if (st.comm.rule->args[i].role == CommArg::Buffer)
+      if (Var *b = baseVar(st.comm.args[i]))
+        if (b->active)
+          return true;
+  return false;
+}
+
+bool pointToPointActive(const Block &body) {
+  bool on = false;
+  walk(body, [&](Stmt &st, const WalkCtx &) {
+    if (st.kind == Stmt::Comm && st.comm.rule->pointToPoint)
+      on |= anyBufferActive(st);
+  });
+  return on;
+}
+
+bool startsActive(const Block &body) {
+  bool p2p = pointToPointActive(body), on = false;
+  walk(body, [&](Stmt &st, const WalkCtx &) {
+    if (st.kind == Stmt::Comm && st.comm.rule->starts)
+      on |= (st.comm.rule->pointToPoint && p2p) || anyBufferActive(st);
+  });
+  return on;
+}
+
 std::string mainComm(const Function &f) {
   for (const Var *p : f.params)
     if (p->type.base == "MPI_Comm" && p->type.ptrDepth == 0)

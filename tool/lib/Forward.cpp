@@ -289,21 +289,16 @@ public:
 
   // --- communication ----------------------------------------------------
 
-  int p2pActive = -1;
+  int p2pActive = -1, startActive = -1;
   bool pointToPointActive() {
-    if (p2pActive >= 0)
-      return p2pActive;
-    p2pActive = 0;
-    walk(F.body, [&](Stmt &st, const WalkCtx &) {
-      if (st.kind != Stmt::Comm || !st.comm.rule->pointToPoint)
-        return;
-      for (size_t i = 0; i < st.comm.args.size(); ++i)
-        if (st.comm.rule->args[i].role == CommArg::Buffer)
-          if (Var *b = baseVar(st.comm.args[i]))
-            if (b->active)
-              p2pActive = 1;
-    });
+    if (p2pActive < 0)
+      p2pActive = mpiad::pointToPointActive(F.body);
     return p2pActive;
+  }
+  bool startsActive() {
+    if (startActive < 0)
+      startActive = mpiad::startsActive(F.body);
+    return startActive;
   }
 
   static bool isInPlace(const ExprP &e) {
@@ -334,6 +329,8 @@ public:
         if (Var *b = baseVar(args[i]))
           anyActive |= b->active;
     if (r.pointToPoint && pointToPointActive())
+      anyActive = true;
+    if (r.completes && startsActive())
       anyActive = true;
     if (!anyActive)
       return {s};

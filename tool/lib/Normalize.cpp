@@ -12,6 +12,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
+#include "Rules.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
 
 namespace mpiad {
 
@@ -37,10 +43,86 @@ public:
       F.body = std::move(b);
     }
     canonicalize(F.body);
+    checkAnswers();
+    checkNonBlockingInCheckpoint(F.body, false);
     return !failed;
   }
 
 private:
+  /// MPI_Test's flag (a rule's `answer`) says whether a request completed.
+  /// The reverse sweep replays what did complete, but a program whose
+  /// control depends on the answer would take a different path on another
+  /// run: every read of the answer is an error.
+  void checkAnswers() {
+    std::map<Var *, const Stmt *> answers;
+    walk(F.body, [&](Stmt &s, const WalkCtx &) {
+      if (s.kind != Stmt::Comm)
+        return;
+      for (const std::string &a : s.comm.rule->answers)
+        if (Var *v = baseVar(s.comm.args[s.comm.rule->argIndex(a)]))
+          answers.emplace(v, &s);
+    });
+    if (answers.empty())
+      return;
+    std::set<Var *> reported;
+    std::function<void(const ExprP &)> visit = [&](const ExprP &e) {
+      if (!e)
+        return;
+      std::vector<Var *> vs;
+      if (e->kind == Expr::VarRef)
+        vs.push_back(e->var);
+      if (e->kind == Expr::Opaque)
+        vs = e->vars;
+      for (Var *v : vs) {
+        auto it = answers.find(v);
+        if (it == answers.end() || reported.count(v))
+          continue;
+        reported.insert(v);
+        failed = true;
+        diag.error(e->loc.isValid() ? e->loc : it->second->loc,
+                   "the program reads '" + v->userName + "', the answer of " +
+                       it->second->comm.name +
+                       ": the adjoint replays which requests completed, not "
+                       "control that depends on it; complete the requests "
+                       "with MPI_Wait/MPI_Waitall instead");
+        diag.note(it->second->loc, "'" + v->userName + "' is written here");
+      }
+      for (const ExprP &o : e->ops)
+        visit(o);
+    };
+    walk(F.body, [&](Stmt &s, const WalkCtx &) {
+      if (s.lhs && s.lhs->kind != Expr::VarRef)
+        visit(s.lhs);
+      visit(s.rhs);
+      visit(s.cond);
+      if (s.kind != Stmt::Comm)
+        return;
+      const CommRule &r = *s.comm.rule;
+      for (size_t i = 0; i < r.args.size(); ++i)
+        if (std::find(r.answers.begin(), r.answers.end(), r.args[i].name) ==
+            r.answers.end())
+          visit(s.comm.args[i]);
+    });
+  }
+
+  /// A snapshot of a checkpointed loop cannot hold an outstanding request.
+  void checkNonBlockingInCheckpoint(const Block &b, bool inside) {
+    for (const StmtP &s : b) {
+      if (inside && s->kind == Stmt::Comm &&
+          (s->comm.rule->starts || s->comm.rule->completes)) {
+        failed = true;
+        diag.error(s->loc, s->comm.name +
+                               " in a checkpointed loop: a snapshot cannot "
+                               "hold an outstanding request (use blocking "
+                               "calls in the loop, or drop the checkpoint "
+                               "pragma)");
+      }
+      bool in = inside || (s->kind == Stmt::For && s->checkpoint);
+      checkNonBlockingInCheckpoint(s->body, in);
+      checkNonBlockingInCheckpoint(s->elseBody, in);
+    }
+  }
+
   Function &F;
   const Frontend &fe;
   Diag &diag;

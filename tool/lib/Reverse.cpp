@@ -1045,21 +1045,17 @@ public:
 
   /// Does any point-to-point message of this function carry derivatives?
   /// Then every point-to-point call is reversed, so that peers match.
-  int p2pActive = -1;
+  int p2pActive = -1, startActive = -1;
   bool pointToPointActive() {
-    if (p2pActive >= 0)
-      return p2pActive;
-    p2pActive = 0;
-    walk(F.body, [&](Stmt &st, const WalkCtx &) {
-      if (st.kind != Stmt::Comm || !st.comm.rule->pointToPoint)
-        return;
-      for (size_t i = 0; i < st.comm.args.size(); ++i)
-        if (st.comm.rule->args[i].role == CommArg::Buffer)
-          if (Var *b = baseVar(st.comm.args[i]))
-            if (b->active)
-              p2pActive = 1;
-    });
+    if (p2pActive < 0)
+      p2pActive = mpiad::pointToPointActive(F.body);
     return p2pActive;
+  }
+  /// Is any non-blocking start reversed?  Then every completion is.
+  bool startsActive() {
+    if (startActive < 0)
+      startActive = mpiad::startsActive(F.body);
+    return startActive;
   }
 
   /// Communicators created in this function whose release the primal
@@ -1142,12 +1138,18 @@ public:
     }
     if (r.pointToPoint && pointToPointActive()) {
       anyActive = true;
-      // A wildcard-source receive could match a peer's adjoint message if
-      // that peer starts its reverse sweep early: separate the sweeps.
-      int src = r.argIndex("source");
-      if (src >= 0 && args[src]->text == "MPI_ANY_SOURCE")
-        sweepBarrier = commText;
+      // Adjoint messages carry tags above every user tag, but a wildcard-tag
+      // receive could match one if its peer starts the reverse sweep early:
+      // separate the sweeps.
+      for (const char *t : {"tag", "recvtag"}) {
+        int ti = r.argIndex(t);
+        if (ti >= 0 && args[ti]->text == "MPI_ANY_TAG" &&
+            r.args[ti].role == CommArg::Other && r.argIndex("source") >= 0)
+          sweepBarrier = commText;
+      }
     }
+    if (r.completes && startsActive())
+      anyActive = true;
     if (anyActive) {
       for (size_t i = 0; i < r.args.size(); ++i) {
         const CommArg &a = r.args[i];
@@ -1204,6 +1206,16 @@ public:
       Var *b = baseVar(args[i]);
       if (!b || !s->tapeSet.count(b))
         continue;
+      if (a.role == CommArg::IntOut && !a.count.empty()) {
+        ExprP n = arg(a.count);
+        fwd.push_back(elementwise(n, [&](const ExprP &k) {
+          return push(element(args[i], k));
+        }));
+        rev.push_back(elementwise(n, [&](const ExprP &k) {
+          return pop(element(args[i], k));
+        }));
+        continue;
+      }
       if (a.role == CommArg::IntOut) {
         fwd.push_back(push(element(args[i], mkInt(0))));
         rev.push_back(pop(element(args[i], mkInt(0))));

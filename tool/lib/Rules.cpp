@@ -456,6 +456,14 @@ bool RuleSet::loadFile(const std::string &path) {
       }
       a->count = words[2];
       a->datatype = words[3];
+    } else if (kw == "intout" && words.size() == 2) {
+      // `intout ARG COUNT`: an int array output of COUNT elements.
+      CommArg *a = needArg(words[0]);
+      if (a && (isdigit((unsigned char)words[1][0]) || needArg(words[1]))) {
+        a->role = CommArg::IntOut;
+        a->write = true;
+        a->count = words[1];
+      }
     } else if (kw == "count" || kw == "datatype" || kw == "communicator" ||
                kw == "intout") {
       if (words.size() != 1) {
@@ -542,6 +550,16 @@ bool RuleSet::loadFile(const std::string &path) {
         open->inPlace[words[0]] = words[1];
     } else if (kw == "pointtopoint") {
       open->pointToPoint = true;
+    } else if (kw == "starts" || kw == "completes") {
+      (kw == "starts" ? open->starts : open->completes) = true;
+    } else if (kw == "answer") {
+      if (words.size() != 1) {
+        report(path, lineNo, restCol, "expected 'answer ARG'");
+        ok = false;
+        continue;
+      }
+      if (needArg(words[0]))
+        open->answers.push_back(words[0]);
     } else if (kw == "creates" || kw == "releases") {
       if (words.size() != 1) {
         report(path, lineNo, restCol, "expected '" + kw + " ARG'");

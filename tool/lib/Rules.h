@@ -29,7 +29,8 @@ struct CommArg {
   std::string name;
   enum Role { Buffer, Count, Datatype, Op, Comm, IntOut, Other } role = Other;
   bool read = false, write = false;
-  std::string count, datatype; // for buffers: names of the describing args
+  std::string count, datatype; // for buffers: names of the describing args;
+                               // for an intout array: its length
 };
 
 /// One step of an adjoint: a builtin (`allreduce(recvbuf)`,
@@ -64,6 +65,9 @@ struct CommRule {
   std::vector<CommStep> global, perRank;
   std::map<std::string, std::string> inPlace; // send arg -> the buffer it aliases
   bool pointToPoint = false;
+  bool starts = false;    // starts a non-blocking operation (writes a request)
+  bool completes = false; // completes requests: reversed when any start is
+  std::vector<std::string> answers; // int outputs the program must not read
   std::string creates;  // arg: a communicator this call creates
   std::string releases; // arg: a communicator this call frees
   std::string where;
