@@ -303,6 +303,12 @@ public:
   Pair block(const Block &b) {
     Pair out;
     std::vector<Block> revs;
+    // Integers declared here and computed from loop counters (`int c = i *
+    // ys + j;`): the reverse of the block computes them again first instead
+    // of recording them at every iteration.
+    Block again = recomputed(b);
+    for (const StmtP &s : again)
+      s->tapeSet.clear();
     for (const StmtP &s : b) {
       Pair p = stmt(s);
       if (keepTopLevel && &b == &F.body)
@@ -310,11 +316,65 @@ public:
       append(out.first, p.first);
       revs.push_back(std::move(p.second));
     }
+    for (const StmtP &s : again)
+      out.second.push_back(mkAssign(s->lhs, "=", s->rhs));
     for (auto it = revs.rbegin(); it != revs.rend(); ++it)
       for (const StmtP &r : *it)
         if (!repeatsZeroing(out.second, r))
           out.second.push_back(r);
     return out;
+  }
+
+  /// The assignments of block b that the reverse of b recomputes: the one
+  /// assignment of an integer declared in b, from constants, variables the
+  /// reverse sweep sees unchanged, and counters of enclosing counted loops.
+  Block recomputed(const Block &b) {
+    Block out;
+    std::set<Var *> declared;
+    for (const StmtP &s : b) {
+      if (s->kind == Stmt::Decl && !s->rhs) {
+        declared.insert(s->var);
+        continue;
+      }
+      if (s->kind != Stmt::Assign || s->op != "=" || !s->lhs ||
+          s->lhs->kind != Expr::VarRef)
+        continue;
+      Var *v = s->lhs->var;
+      if (declared.count(v) && v->type.isIntScalar() && v->assignCount == 1 &&
+          !v->active && recomputable(s->rhs))
+        out.push_back(s);
+    }
+    return out;
+  }
+
+  std::set<Var *> countedLoopVars;
+  bool countedLoopVarsKnown = false;
+  bool recomputable(const ExprP &e) {
+    if (!countedLoopVarsKnown) {
+      walk(F.body, [&](Stmt &st, const WalkCtx &) {
+        if (st.kind == Stmt::For && st.loopStep != 0 && st.loopVar &&
+            st.loopVar->declaredInForInit)
+          countedLoopVars.insert(st.loopVar);
+      });
+      countedLoopVarsKnown = true;
+    }
+    switch (e->kind) {
+    case Expr::IntLit:
+      return true;
+    case Expr::VarRef:
+      return e->var->type.isIntScalar() &&
+             (isStable(e->var) || countedLoopVars.count(e->var));
+    case Expr::Unary:
+    case Expr::Binary:
+    case Expr::Cond:
+    case Expr::Cast:
+      for (const ExprP &o : e->ops)
+        if (!recomputable(o))
+          return false;
+      return e->kind != Expr::Unary || (e->text != "++" && e->text != "--");
+    default:
+      return false;
+    }
   }
 
   /// `x_b = 0;` right after `x_b = 0;` (the adjoint of a call that wrote x,

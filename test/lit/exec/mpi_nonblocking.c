@@ -225,12 +225,11 @@ void misc(const double *x, double *y, MPI_Comm comm) {
   MPI_Issend(a, N, MPI_DOUBLE, right, 11, comm, &q[1]);
   int flag;
   MPI_Test(&q[0], &flag, MPI_STATUS_IGNORE);
-  int done = 0;
-  while (done < 2) {
-    int out;
+  /* Until no request is left (the test may have completed one). */
+  int out = 0;
+  while (out != MPI_UNDEFINED) {
     int which[2];
     MPI_Waitsome(2, q, &out, which, MPI_STATUSES_IGNORE);
-    done = done + out;
   }
   /* The reply to c (in e) proves that c was received: free its request. */
   MPI_Irecv(d, N, MPI_DOUBLE, left, 12, comm, &q[0]);
