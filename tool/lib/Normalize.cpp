@@ -9,6 +9,9 @@
 //    whose body assigns neither i nor the variables of a and b are marked
 //    canonical: their reversal counts back without recording.  Other `for`
 //    loops become `while` loops.
+// 5. Checks that the adjoint can replay the program's control: the answer of
+//    MPI_Test (a rule's `answer`) is never read, and no non-blocking call sits
+//    in a checkpointed loop.
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
