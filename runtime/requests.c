@@ -48,6 +48,11 @@ void mpiad_impl_fatal(const char *where, const char *fmt, ...) {
 
 #define FATAL mpiad_impl_fatal
 
+/* Allocations made by this file (mpiad_requests_allocations). */
+static size_t allocations;
+
+size_t mpiad_requests_allocations(void) { return allocations; }
+
 /* Grows *p (n elements of `size` bytes in use, *cap allocated) to hold at
  * least `need`; aborts when memory runs out. */
 static void grow(void **p, size_t *cap, size_t need, size_t size) {
@@ -59,6 +64,7 @@ static void grow(void **p, size_t *cap, size_t need, size_t size) {
   void *q = realloc(*p, c * size);
   if (!q)
     FATAL("requests", "out of memory");
+  allocations++;
   *p = q;
   *cap = c;
 }
@@ -71,6 +77,7 @@ static void *grow_bytes(void **p, size_t *cap, size_t bytes) {
     void *q = malloc(c);
     if (!q)
       FATAL("requests", "out of memory");
+    allocations++;
     free(*p);
     *p = q;
     *cap = c;
@@ -144,6 +151,7 @@ static comm_state *state_of(MPI_Comm comm) {
     s = calloc(1, sizeof *s);
     if (!s)
       FATAL("requests", "out of memory");
+    allocations++;
     int *ub = NULL, f = 0;
     MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &f);
     s->tag_ub = f && ub ? *ub : 32767;
@@ -172,6 +180,7 @@ static long long *stream_counter(comm_state *s, int peer, int tag, int dir) {
     counter *nt = calloc(nc, sizeof *nt);
     if (!nt)
       FATAL("requests", "out of memory");
+    allocations++;
     for (size_t i = 0; i < s->cap; ++i)
       if (s->tab[i].key) {
         size_t j = mix(s->tab[i].key) & (nc - 1);

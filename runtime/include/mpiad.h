@@ -838,6 +838,11 @@ mpiad_result_t mpiad_testall_tan(int n, MPI_Request *reqs, int *flag,
                                  MPI_Status *statuses);
 mpiad_result_t mpiad_request_free_tan(MPI_Request *req);
 
+/** Number of allocations the request bookkeeping has made so far (its tables
+ *  grow by doubling and are kept): constant once a program repeats the same
+ *  adjoint. */
+size_t mpiad_requests_allocations(void);
+
 /* ------------------------------------------------------------------------- */
 /* Tangents of MPI communication (tangent_comm.c)                            */
 /* ------------------------------------------------------------------------- */

@@ -9,6 +9,8 @@
 // the next; Iallreduce (also in place), Ibcast and Iallgather overlapped and
 // completed by one Waitall; Issend, MPI_Test with an unused flag, Waitsome
 // in a loop, MPI_Request_free on a send; a blocking Send matched by an Irecv.
+// Finally every adjoint runs once more, and the request bookkeeping must not
+// allocate (steady state).
 // Each case checks the adjoint against central differences and the tangent
 // (Inputs/fwd_check.h: primal, tangent against differences, and the
 // tangent/adjoint dot-product test) at 1-4 ranks.
@@ -299,6 +301,21 @@ int main(int argc, char **argv) {
     CASE(cross_iter)
     CASE(colls)
     CASE(misc)
+  }
+  /* Steady state: running every adjoint again allocates nothing in the
+   * request bookkeeping. */
+  {
+    double x[N] = {0.7, 1.1, 1.3}, xb[N], y[N], yb[N];
+    hx_adjoint_fn all[] = {B_ring_nb, B_same_tag, B_same_tag_any,
+                           B_wild_gather, B_cross_iter, B_colls, B_misc};
+    size_t before = mpiad_requests_allocations();
+    for (int k = 0; k < 7; k++) {
+      for (int i = 0; i < N; i++)
+        xb[i] = 0.0, yb[i] = 1.0;
+      all[k](x, xb, NULL, NULL, y, yb);
+    }
+    hx_check("request bookkeeping allocations in a repeated run",
+             (double)(mpiad_requests_allocations() - before), 0.0, 0.0, 0.0);
   }
   int rc = hx_finish();
   MPI_Finalize();
