@@ -345,6 +345,10 @@ typedef struct {
   int used;
   int orphan;        /* freed by the program; kept until it completes */
   MPI_Request req;   /* the program's handle */
+  MPI_Request *where; /* the program's request variable (to tell apart
+                         requests that share a handle value: Open MPI
+                         returns one completed handle for every request
+                         to MPI_PROC_NULL and for sends done at once) */
   MPI_Request req2;  /* TAN_COLL: the tangent collective */
   mpiad_xfer x;
   long long postq;   /* RECV: its entry in the posting queue */
@@ -374,8 +378,8 @@ static void reap_orphans(int wait) {
 /* Tracks the request just started by a forward helper; numbers it (a send
  * in its stream, a receive in posting order, a collective on its
  * communicator) and, in the forward sweep, pushes its start record. */
-static fslot *track(MPI_Request req, const mpiad_xfer *x, size_t scratch_bytes,
-                    int mode_tangent) {
+static fslot *track(MPI_Request *where, const mpiad_xfer *x,
+                    size_t scratch_bytes, int mode_tangent) {
   reap_orphans(0);
   if (fslots_live >= MPIAD_SEQ_SPAN)
     FATAL("requests", "more than %d requests outstanding", MPIAD_SEQ_SPAN);
@@ -390,7 +394,8 @@ static fslot *track(MPI_Request req, const mpiad_xfer *x, size_t scratch_bytes,
   fslot *f = &fslots[i];
   f->used = 1;
   f->orphan = 0;
-  f->req = req;
+  f->req = where ? *where : MPI_REQUEST_NULL;
+  f->where = where;
   f->req2 = MPI_REQUEST_NULL;
   f->x = *x;
   f->x.id = next_id++;
@@ -412,13 +417,20 @@ static fslot *track(MPI_Request req, const mpiad_xfer *x, size_t scratch_bytes,
   return f;
 }
 
-static fslot *find_fslot(MPI_Request req) {
+/* The outstanding request with handle req, preferably the one started into
+ * the same variable (where). */
+static fslot *find_fslot(MPI_Request req, const MPI_Request *where) {
   if (req == MPI_REQUEST_NULL)
     return NULL;
+  fslot *any = NULL;
   for (size_t i = 0; i < nfslots; ++i)
-    if (fslots[i].used && !fslots[i].orphan && fslots[i].req == req)
-      return &fslots[i];
-  return NULL;
+    if (fslots[i].used && !fslots[i].orphan && fslots[i].req == req) {
+      if (fslots[i].where == where)
+        return &fslots[i];
+      if (!any)
+        any = &fslots[i];
+    }
+  return any;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -456,7 +468,7 @@ static mpiad_result_t isend_fwd(const void *buf, void *buf_b, int count,
   x.peer = dest;
   x.tag = tag;
   x.comm = comm;
-  track(*req, &x, 0, 0);
+  track(req, &x, 0, 0);
   return MPIAD_SUCCESS;
 }
 
@@ -486,7 +498,7 @@ mpiad_result_t mpiad_irecv_fwd(void *buf, void *buf_b, int count,
   x.tag = tag;
   x.seq = -1;
   x.comm = comm;
-  track(*req, &x, 0, 0);
+  track(req, &x, 0, 0);
   return MPIAD_SUCCESS;
 }
 
@@ -506,7 +518,7 @@ mpiad_result_t mpiad_iallreduce_fwd(const void *send, void *send_b, void *recv,
   x.count = count;
   x.partial = partial;
   x.comm = comm;
-  track(*req, &x, 0, 0);
+  track(req, &x, 0, 0);
   return MPIAD_SUCCESS;
 }
 
@@ -523,7 +535,7 @@ mpiad_result_t mpiad_ibcast_fwd(void *buf, void *buf_b, int count,
   x.root = root;
   x.partial = partial;
   x.comm = comm;
-  track(*req, &x, 0, 0);
+  track(req, &x, 0, 0);
   return MPIAD_SUCCESS;
 }
 
@@ -546,7 +558,7 @@ mpiad_result_t mpiad_iallgather_fwd(const void *send, void *send_b,
   x.count = recvcount;
   x.partial = partial;
   x.comm = comm;
-  track(*req, &x, 0, 0);
+  track(req, &x, 0, 0);
   return MPIAD_SUCCESS;
 }
 
@@ -624,10 +636,12 @@ static void finish(fslot *f, MPI_Status *s, const char *where) {
 /* After a completion call that completed the requests whose positions are
  * listed (handles: their values before the call). */
 static void finish_all(int m, const int *which, const MPI_Request *handles,
-                       MPI_Status *sts, int tangent, const char *where) {
+                       MPI_Request *vars, MPI_Status *sts, int tangent,
+                       const char *where) {
   int done = 0;
   for (int k = 0; k < m; ++k) {
-    fslot *f = find_fslot(handles[which ? which[k] : k]);
+    int i = which ? which[k] : k;
+    fslot *f = find_fslot(handles[i], vars + i);
     if (!f)
       continue;
     finish(f, &sts[k], where);
@@ -642,7 +656,7 @@ static mpiad_result_t wait_common(MPI_Request *req, MPI_Status *status,
   MPI_Request h = *req;
   MPI_Status s;
   MPI_OK(MPI_Wait(req, &s), "MPI_Wait");
-  finish_all(1, NULL, &h, &s, tangent, "MPI_Wait");
+  finish_all(1, NULL, &h, req, &s, tangent, "MPI_Wait");
   if (status != MPI_STATUS_IGNORE)
     *status = s;
   return MPIAD_SUCCESS;
@@ -653,7 +667,7 @@ static mpiad_result_t waitall_common(int n, MPI_Request *reqs,
   MPI_Request *h = copy_handles(n, reqs);
   MPI_Status *s = statuses_for(n, statuses);
   MPI_OK(MPI_Waitall(n, reqs, s), "MPI_Waitall");
-  finish_all(n, NULL, h, s, tangent, "MPI_Waitall");
+  finish_all(n, NULL, h, reqs, s, tangent, "MPI_Waitall");
   return MPIAD_SUCCESS;
 }
 
@@ -663,9 +677,9 @@ static mpiad_result_t waitany_common(int n, MPI_Request *reqs, int *index,
   MPI_Status s;
   MPI_OK(MPI_Waitany(n, reqs, index, &s), "MPI_Waitany");
   if (*index == MPI_UNDEFINED)
-    finish_all(0, NULL, h, &s, tangent, "MPI_Waitany");
+    finish_all(0, NULL, h, reqs, &s, tangent, "MPI_Waitany");
   else
-    finish_all(1, index, h, &s, tangent, "MPI_Waitany");
+    finish_all(1, index, h, reqs, &s, tangent, "MPI_Waitany");
   if (status != MPI_STATUS_IGNORE)
     *status = s;
   return MPIAD_SUCCESS;
@@ -678,7 +692,7 @@ static mpiad_result_t waitsome_common(int n, MPI_Request *reqs, int *outcount,
   MPI_Status *s = statuses_for(n, statuses);
   MPI_OK(MPI_Waitsome(n, reqs, outcount, indices, s), "MPI_Waitsome");
   int m = *outcount == MPI_UNDEFINED ? 0 : *outcount;
-  finish_all(m, indices, h, s, tangent, "MPI_Waitsome");
+  finish_all(m, indices, h, reqs, s, tangent, "MPI_Waitsome");
   return MPIAD_SUCCESS;
 }
 
@@ -687,7 +701,7 @@ static mpiad_result_t test_common(MPI_Request *req, int *flag,
   MPI_Request h = *req;
   MPI_Status s;
   MPI_OK(MPI_Test(req, flag, &s), "MPI_Test");
-  finish_all(*flag ? 1 : 0, NULL, &h, &s, tangent, "MPI_Test");
+  finish_all(*flag ? 1 : 0, NULL, &h, req, &s, tangent, "MPI_Test");
   if (*flag && status != MPI_STATUS_IGNORE)
     *status = s;
   return MPIAD_SUCCESS;
@@ -698,12 +712,12 @@ static mpiad_result_t testall_common(int n, MPI_Request *reqs, int *flag,
   MPI_Request *h = copy_handles(n, reqs);
   MPI_Status *s = statuses_for(n, statuses);
   MPI_OK(MPI_Testall(n, reqs, flag, s), "MPI_Testall");
-  finish_all(*flag ? n : 0, NULL, h, s, tangent, "MPI_Testall");
+  finish_all(*flag ? n : 0, NULL, h, reqs, s, tangent, "MPI_Testall");
   return MPIAD_SUCCESS;
 }
 
 static mpiad_result_t request_free_common(MPI_Request *req, int tangent) {
-  fslot *f = find_fslot(*req);
+  fslot *f = find_fslot(*req, req);
   if (!f) {
     MPI_OK(MPI_Request_free(req), "MPI_Request_free");
     if (!tangent)
@@ -804,7 +818,7 @@ static mpiad_result_t isend_tan(const void *buf, const void *buf_d, int count,
   x.comm = comm;
   size_t n = (size_t)count;
   /* Track first (with a null handle) to get the slot's buffer. */
-  fslot *f = track(MPI_REQUEST_NULL, &x, 2 * n * x.esz + 1, 1);
+  fslot *f = track(NULL, &x, 2 * n * x.esz + 1, 1);
   void *p = f->scratch;
   if (n > 0) {
     memcpy(p, buf, n * x.esz);
@@ -818,6 +832,7 @@ static mpiad_result_t isend_tan(const void *buf, const void *buf_d, int count,
   else
     MPI_OK(MPI_Isend(p, 2 * count, t, dest, tag, comm, req), where);
   f->req = *req;
+  f->where = req;
   return MPIAD_SUCCESS;
 }
 
@@ -847,14 +862,15 @@ mpiad_result_t mpiad_irecv_tan(void *buf, void *buf_d, int count,
   x.buf = buf;
   x.buf_d = buf_d;
   x.comm = comm;
-  fslot *f = track(MPI_REQUEST_NULL, &x, 2 * (size_t)count * x.esz + 1, 1);
+  fslot *f = track(NULL, &x, 2 * (size_t)count * x.esz + 1, 1);
   MPI_OK(MPI_Irecv(f->scratch, 2 * count, t, source, tag, comm, req), "MPI_Irecv");
   f->req = *req;
+  f->where = req;
   return MPIAD_SUCCESS;
 }
 
 /* A collective and its tangent twin: the program's handle is the primal's. */
-static void track_tan_coll(MPI_Request primal, MPI_Request tangent,
+static void track_tan_coll(MPI_Request *primal, MPI_Request tangent,
                            MPI_Comm comm) {
   mpiad_xfer x = {0};
   x.op = XFER_TAN_COLL;
@@ -876,7 +892,7 @@ mpiad_result_t mpiad_iallreduce_tan(const void *send, const void *send_d,
   MPI_OK(MPI_Iallreduce(send == MPI_IN_PLACE ? MPI_IN_PLACE : send_d, recv_d,
                         count, t, op, comm, &r2),
          "MPI_Iallreduce");
-  track_tan_coll(*req, r2, comm);
+  track_tan_coll(req, r2, comm);
   return MPIAD_SUCCESS;
 }
 
@@ -889,7 +905,7 @@ mpiad_result_t mpiad_ibcast_tan(void *buf, void *buf_d, int count,
   MPI_Request r2;
   MPI_OK(MPI_Ibcast(buf, count, t, root, comm, req), "MPI_Ibcast");
   MPI_OK(MPI_Ibcast(buf_d, count, t, root, comm, &r2), "MPI_Ibcast");
-  track_tan_coll(*req, r2, comm);
+  track_tan_coll(req, r2, comm);
   return MPIAD_SUCCESS;
 }
 
@@ -907,7 +923,7 @@ mpiad_result_t mpiad_iallgather_tan(const void *send, const void *send_d,
   MPI_OK(MPI_Iallgather(send == MPI_IN_PLACE ? MPI_IN_PLACE : send_d,
                         sendcount, st_, recv_d, recvcount, rt, comm, &r2),
          "MPI_Iallgather");
-  track_tan_coll(*req, r2, comm);
+  track_tan_coll(req, r2, comm);
   return MPIAD_SUCCESS;
 }
 

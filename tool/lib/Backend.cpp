@@ -45,6 +45,8 @@ int precedence(const ExprP &e) {
   case Expr::Cond:
     return 3;
   case Expr::Opaque: {
+    if (e->ops.size() == 1)
+      return 16; // a member access: base.field, base->field
     for (char c : e->text)
       if (!(isalnum((unsigned char)c) || c == '_' || c == '.'))
         return e->text.rfind("sizeof", 0) == 0 ? 15 : 0;
@@ -65,9 +67,12 @@ std::string pad(int n) { return std::string(2 * n, ' '); }
 
 std::string printExpr(const ExprP &e) {
   switch (e->kind) {
+  case Expr::Opaque:
+    if (e->ops.size() == 1) // a member access, its base printed by name
+      return wrap(e->ops[0], 16) + e->text;
+    return e->text;
   case Expr::IntLit:
   case Expr::FloatLit:
-  case Expr::Opaque:
     return e->text;
   case Expr::VarRef:
     return e->var->name;

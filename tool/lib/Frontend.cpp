@@ -273,13 +273,23 @@ ExprP Lowering::lower(const clang::Expr *e) {
     return typed(mkIndex(b, i));
   }
   if (const auto *me = dyn_cast<MemberExpr>(e)) {
-    // Struct fields are read as opaque values (never active).
+    // Struct fields are read as opaque values (never active).  The base is
+    // kept as an operand, so that it prints with its generated name
+    // (`st_2.MPI_SOURCE` when two `MPI_Status st` share a function).
     std::set<Var *> used;
-    if (ExprP base = lower(me->getBase()))
+    ExprP base = lower(me->getBase());
+    if (base)
       collectVars(base, used);
-    return typed(mkOpaque(text(e->getSourceRange()),
-                          std::vector<Var *>(used.begin(), used.end()),
-                          ct.elem));
+    ExprP out = mkOpaque(text(e->getSourceRange()),
+                         std::vector<Var *>(used.begin(), used.end()), ct.elem);
+    if (base) {
+      auto m = std::make_shared<Expr>(*out);
+      m->text = (me->isArrow() ? "->" : ".") +
+                me->getMemberNameInfo().getAsString();
+      m->ops = {base};
+      out = m;
+    }
+    return typed(out);
   }
   if (const auto *uo = dyn_cast<UnaryOperator>(e)) {
     switch (uo->getOpcode()) {

@@ -88,7 +88,8 @@ struct Expr {
     Call,     // text(ops...)
     Cast,     // (text) ops[0]
     AddrOf,   // &ops[0]
-    Opaque    // text printed verbatim; vars lists variables it reads
+    Opaque    // text printed verbatim; vars lists variables it reads.  With
+              // one operand, a member access: ops[0] then text (".f", "->f")
   } kind;
   std::string text;
   Var *var = nullptr;

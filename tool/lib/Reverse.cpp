@@ -1271,8 +1271,10 @@ public:
         fwd.push_back(elementwise(n, [&](const ExprP &k) {
           return push(element(args[i], k));
         }));
+        // Popped last element first: k counts up, the element down.
         rev.push_back(elementwise(n, [&](const ExprP &k) {
-          return pop(element(args[i], k));
+          return pop(element(args[i],
+                             mkBinary("-", mkBinary("-", n, mkInt(1)), k)));
         }));
         continue;
       }

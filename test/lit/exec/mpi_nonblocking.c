@@ -9,6 +9,8 @@
 // the next; Iallreduce (also in place), Ibcast and Iallgather overlapped and
 // completed by one Waitall; Issend, MPI_Test with an unused flag, Waitsome
 // in a loop, MPI_Request_free on a send; a blocking Send matched by an Irecv.
+// An open chain whose ends talk to MPI_PROC_NULL, with a freed send, and two
+// block-scoped statuses of the same name read by the program.
 // Finally every adjoint runs once more, and the request bookkeeping must not
 // allocate (steady state).
 // Each case checks the adjoint against central differences and the tangent
@@ -247,6 +249,50 @@ void misc(const double *x, double *y, MPI_Comm comm) {
     y[i] = e[i] + b[i] * a[i];
 }
 
+/* An open chain: the ends talk to MPI_PROC_NULL (Open MPI hands out one
+ * shared completed handle for such requests and for sends done at once, so
+ * requests are told apart by their variables); a freed send among them; and
+ * two block-scoped statuses of the same name, read by the program. */
+#pragma mpiad differentiate forward wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y)
+void null_ends(const double *x, double *y, MPI_Comm comm) {
+  int r, P;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &P);
+  int right = r + 1 < P ? r + 1 : MPI_PROC_NULL;
+  int left = r > 0 ? r - 1 : MPI_PROC_NULL;
+  double a[N], b[N], c[N], d[N];
+  MPI_Request q[3];
+  for (int i = 0; i < N; i++) {
+    a[i] = x[i] * x[i];
+    b[i] = 0.0;
+    c[i] = 2.0 * x[i];
+    d[i] = 0.0;
+  }
+  MPI_Irecv(b, N, MPI_DOUBLE, left, 21, comm, &q[0]);
+  MPI_Isend(a, N, MPI_DOUBLE, right, 21, comm, &q[1]);
+  MPI_Isend(c, N, MPI_DOUBLE, left, 22, comm, &q[2]);
+  MPI_Request_free(&q[2]);
+  {
+    MPI_Status st;
+    MPI_Wait(&q[0], &st);
+    if (st.MPI_SOURCE != MPI_PROC_NULL)
+      for (int i = 0; i < N; i++)
+        b[i] = b[i] * (double)(st.MPI_TAG - 20);
+  }
+  {
+    MPI_Status st;
+    MPI_Recv(d, N, MPI_DOUBLE, right, 22, comm, &st);
+    if (st.MPI_SOURCE != MPI_PROC_NULL)
+      for (int i = 0; i < N; i++)
+        d[i] = d[i] * (double)(st.MPI_TAG - 19);
+  }
+  MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+  MPI_Barrier(comm); /* the freed send has been received */
+  for (int i = 0; i < N; i++)
+    y[i] = b[i] * x[i] + d[i] + a[i];
+}
+
 /* ---------------- adapters ---------------- */
 #define W MPI_COMM_WORLD
 #define ADAPT_V(f)                                                             \
@@ -275,6 +321,7 @@ ADAPT_V(wild_gather)
 ADAPT_V(cross_iter)
 ADAPT_V(colls)
 ADAPT_V(misc)
+ADAPT_V(null_ends)
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -301,15 +348,17 @@ int main(int argc, char **argv) {
     CASE(cross_iter)
     CASE(colls)
     CASE(misc)
+    CASE(null_ends)
   }
   /* Steady state: running every adjoint again allocates nothing in the
    * request bookkeeping. */
   {
     double x[N] = {0.7, 1.1, 1.3}, xb[N], y[N], yb[N];
     hx_adjoint_fn all[] = {B_ring_nb, B_same_tag, B_same_tag_any,
-                           B_wild_gather, B_cross_iter, B_colls, B_misc};
+                           B_wild_gather, B_cross_iter, B_colls, B_misc,
+                           B_null_ends};
     size_t before = mpiad_requests_allocations();
-    for (int k = 0; k < 7; k++) {
+    for (int k = 0; k < 8; k++) {
       for (int i = 0; i < N; i++)
         xb[i] = 0.0, yb[i] = 1.0;
       all[k](x, xb, NULL, NULL, y, yb);
