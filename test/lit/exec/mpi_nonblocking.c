@@ -11,7 +11,7 @@
 // in a loop, MPI_Request_free on a send; a blocking Send matched by an Irecv.
 // An open chain whose ends talk to MPI_PROC_NULL, with a freed send, and two
 // block-scoped statuses of the same name read by the program.
-// Finally every adjoint runs once more, and the request bookkeeping must not
+// Float buffers (a ring and an Iallreduce). Finally every adjoint runs once more, and the request bookkeeping must not
 // allocate (steady state).
 // Each case checks the adjoint against central differences and the tangent
 // (Inputs/fwd_check.h: primal, tangent against differences, and the
@@ -293,6 +293,26 @@ void null_ends(const double *x, double *y, MPI_Comm comm) {
     y[i] = b[i] * x[i] + d[i] + a[i];
 }
 
+/* Single precision: a ring and an Iallreduce on float buffers (reverse mode;
+ * central differences of the float primal, with float tolerances). */
+#pragma mpiad differentiate wrt(x) output(y)
+void ring_f(const float *x, float *y, MPI_Comm comm) {
+  int r, P;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &P);
+  int right = (r + 1) % P, left = (r + P - 1) % P;
+  float a[N], b[N], s[N];
+  MPI_Request req[3];
+  for (int i = 0; i < N; i++)
+    a[i] = x[i] * x[i] + 0.5f * x[i];
+  MPI_Irecv(b, N, MPI_FLOAT, left, 1, comm, &req[0]);
+  MPI_Isend(a, N, MPI_FLOAT, right, 1, comm, &req[1]);
+  MPI_Iallreduce(a, s, N, MPI_FLOAT, MPI_SUM, comm, &req[2]);
+  MPI_Waitall(3, req, MPI_STATUSES_IGNORE);
+  for (int i = 0; i < N; i++)
+    y[i] = b[i] * a[i] + s[i] * x[i];
+}
+
 /* ---------------- adapters ---------------- */
 #define W MPI_COMM_WORLD
 #define ADAPT_V(f)                                                             \
@@ -322,6 +342,25 @@ ADAPT_V(cross_iter)
 ADAPT_V(colls)
 ADAPT_V(misc)
 ADAPT_V(null_ends)
+static void P_ring_f(const double *x, const double *th, double *y) {
+  float xf[N], yf[N];
+  (void)th;
+  hx_tof(xf, x, N);
+  ring_f(xf, yf, W);
+  hx_tod(y, yf, N);
+}
+static void B_ring_f(const double *x, double *xb, const double *th,
+                     double *thb, double *y, double *yb) {
+  float xf[N], xbf[N] = {0}, yf[N], ybf[N];
+  (void)th;
+  (void)thb;
+  hx_tof(xf, x, N);
+  hx_tof(ybf, yb, N);
+  ring_f_b(xf, xbf, yf, ybf, W);
+  hx_addd(xb, xbf, N);
+  hx_tod(y, yf, N);
+  hx_tod(yb, ybf, N);
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -349,6 +388,14 @@ int main(int argc, char **argv) {
     CASE(colls)
     CASE(misc)
     CASE(null_ends)
+    {
+      hx_case h = {"ring_f", P_ring_f, B_ring_f, N, 0, N, 0};
+      h.h = 1e-2;
+      h.fd_rtol = 1e-3;
+      h.fd_atol = 1e-4;
+      h.primal_rtol = 1e-6;
+      hx_case_run(&h, seed += 10);
+    }
   }
   /* Steady state: running every adjoint again allocates nothing in the
    * request bookkeeping. */
