@@ -1032,19 +1032,26 @@ static void start_reverse(rslot *r) {
   case XFER_BCAST: {
     if (!x->partial)
       return;
-    void *b = x->a_b;
-    if (!b) {
-      b = rscratch(r, n * esz);
-      zero(b, 0, n, esz);
-    }
-    if (comm_rank_of(x->comm) == x->root)
-      MPI_OK(MPI_Ireduce(MPI_IN_PLACE, b, x->count, x->type, MPI_SUM, x->root,
+    if (comm_rank_of(x->comm) == x->root) {
+      /* The root may read its buffer while the broadcast is under way, so
+       * the reverse of those reads adds to a_b while the reduction runs:
+       * reduce a copy, add the sum at the end. */
+      void *in = rscratch(r, 2 * n * esz), *out = at(in, n, esz);
+      if (x->a_b && n > 0)
+        memcpy(in, x->a_b, n * esz);
+      else
+        zero(in, 0, n, esz);
+      zero(x->a_b, 0, n, esz);
+      MPI_OK(MPI_Ireduce(in, out, x->count, x->type, MPI_SUM, x->root,
                          x->comm, &r->areq),
              where);
-    else
+    } else {
+      /* Elsewhere the buffer is a receive buffer: untouched until the end. */
+      const void *b = or_zeros(r, x->a_b, n, esz);
       MPI_OK(MPI_Ireduce(b, NULL, x->count, x->type, MPI_SUM, x->root,
                          x->comm, &r->areq),
              where);
+    }
     return;
   }
   case XFER_ALLGATHER: {
@@ -1088,6 +1095,8 @@ static void finish_reverse(rslot *r) {
   case XFER_BCAST:
     if (comm_rank_of(x->comm) != x->root)
       zero(x->a_b, 0, n, esz);
+    else if (x->partial)
+      acc(x->a_b, at(r->scratch, n, esz), n, x->kind);
     break;
   case XFER_ALLGATHER: {
     int rank = comm_rank_of(x->comm);

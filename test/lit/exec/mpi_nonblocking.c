@@ -11,7 +11,8 @@
 // in a loop, MPI_Request_free on a send; a blocking Send matched by an Irecv.
 // An open chain whose ends talk to MPI_PROC_NULL, with a freed send, and two
 // block-scoped statuses of the same name read by the program.
-// Float buffers (a ring and an Iallreduce). Finally every adjoint runs once more, and the request bookkeeping must not
+// The root of an Ibcast reading its buffer before the wait. Float buffers (a
+// ring and an Iallreduce). Finally every adjoint runs once more, and the request bookkeeping must not
 // allocate (steady state).
 // Each case checks the adjoint against central differences and the tangent
 // (Inputs/fwd_check.h: primal, tangent against differences, and the
@@ -293,6 +294,29 @@ void null_ends(const double *x, double *y, MPI_Comm comm) {
     y[i] = b[i] * x[i] + d[i] + a[i];
 }
 
+/* The root of an Ibcast reads its buffer while the broadcast is under way
+ * (MPI allows reading a send buffer): the reverse of that read adds to the
+ * buffer's adjoint while the adjoint reduction runs. */
+#pragma mpiad differentiate forward wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y)
+void bcast_root_reads(const double *x, double *y, MPI_Comm comm) {
+  int r;
+  MPI_Comm_rank(comm, &r);
+  double c[N], w[N];
+  MPI_Request q;
+  for (int i = 0; i < N; i++) {
+    c[i] = r == 0 ? x[i] * x[i] : 0.0;
+    w[i] = 0.0;
+  }
+  MPI_Ibcast(c, N, MPI_DOUBLE, 0, comm, &q);
+  if (r == 0)
+    for (int i = 0; i < N; i++)
+      w[i] = c[i] * c[i];
+  MPI_Wait(&q, MPI_STATUS_IGNORE);
+  for (int i = 0; i < N; i++)
+    y[i] = c[i] * x[i] + w[i];
+}
+
 /* Single precision: a ring and an Iallreduce on float buffers (reverse mode;
  * central differences of the float primal, with float tolerances). */
 #pragma mpiad differentiate wrt(x) output(y)
@@ -342,6 +366,7 @@ ADAPT_V(cross_iter)
 ADAPT_V(colls)
 ADAPT_V(misc)
 ADAPT_V(null_ends)
+ADAPT_V(bcast_root_reads)
 static void P_ring_f(const double *x, const double *th, double *y) {
   float xf[N], yf[N];
   (void)th;
@@ -388,6 +413,7 @@ int main(int argc, char **argv) {
     CASE(colls)
     CASE(misc)
     CASE(null_ends)
+    CASE(bcast_root_reads)
     {
       hx_case h = {"ring_f", P_ring_f, B_ring_f, N, 0, N, 0};
       h.h = 1e-2;
@@ -403,9 +429,9 @@ int main(int argc, char **argv) {
     double x[N] = {0.7, 1.1, 1.3}, xb[N], y[N], yb[N];
     hx_adjoint_fn all[] = {B_ring_nb, B_same_tag, B_same_tag_any,
                            B_wild_gather, B_cross_iter, B_colls, B_misc,
-                           B_null_ends};
+                           B_null_ends, B_bcast_root_reads};
     size_t before = mpiad_requests_allocations();
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < 9; k++) {
       for (int i = 0; i < N; i++)
         xb[i] = 0.0, yb[i] = 1.0;
       all[k](x, xb, NULL, NULL, y, yb);
