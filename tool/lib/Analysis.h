@@ -9,6 +9,8 @@
 //               (Replication.cpp)
 // to-be-recorded: which overwritten values the reverse sweep needs
 //               (ToBeRecorded.cpp)
+// buffer swap:  copy-back loops that can become pointer swaps
+//               (BufferSwap.cpp)
 //
 //===----------------------------------------------------------------------===//
 #ifndef MPIAD_ANALYSIS_H
@@ -116,6 +118,15 @@ bool pointToPointActive(const Block &body);
 /// Is any non-blocking start of the body reversed?  Then every completion
 /// (MPI_Wait, ...) is, so that each request's outcome is recorded.
 bool startsActive(const Block &body);
+
+/// A copy-back loop `for (i = 0; i < N; i++) dst[i] = src[i];` over two
+/// private buffers, where the old contents of src are dead: the copy and its
+/// adjoint can be swaps of pointers (BufferSwap.cpp).
+struct SwapCopy {
+  Var *dst = nullptr, *src = nullptr;
+};
+/// The swappable copy loops of f, after decideRecording.
+std::map<const Stmt *, SwapCopy> findSwapCopies(Function &f);
 
 /// The union-find root of a pointer alias class.
 Var *aliasRoot(Function &f, Var *v);

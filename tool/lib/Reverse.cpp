@@ -731,9 +731,39 @@ public:
     return {fwd, rev};
   }
 
+  /// Copy-back loops emitted as pointer swaps (BufferSwap.cpp).
+  std::map<const Stmt *, SwapCopy> swaps;
+
+  /// `{ T *mpiad_swap = a; a = b; b = mpiad_swap; }`
+  StmtP swapStmt(Var *a, Var *b) {
+    CType t = a->type;
+    Var *tmp = newSynth("mpiad_swap", t);
+    return mkCompound({mkDecl(tmp, mkVar(a)), mkAssign(mkVar(a), "=", mkVar(b)),
+                       mkAssign(mkVar(b), "=", mkVar(tmp))});
+  }
+
+  /// The copy-back `a[i] = b[i]` for every element, whose old contents of b
+  /// are dead: the forward sweep swaps a and b, the reverse sweep swaps them
+  /// back and swaps their adjoints (b_b is zero there, so `b_b += a_b; a_b =
+  /// 0` is the swap).
+  Pair swappedCopy(const SwapCopy &sc) {
+    Var *a = sc.dst, *b = sc.src;
+    std::string what = a->name + "[i] = " + b->name + "[i] for every i";
+    Block fwd{mkComment("copy-back " + what + ": the old contents of " +
+                        b->name + " are not read again, so swap the buffers"),
+              swapStmt(a, b)};
+    Block rev{mkComment("adjoint of the copy-back " + what + " (" +
+                        shadow(b)->name + " is zero here): swap back"),
+              swapStmt(a, b), swapStmt(shadow(a), shadow(b))};
+    return {fwd, rev};
+  }
+
   Pair forStmt(const StmtP &s) {
     if (s->checkpoint)
       return checkpointedFor(s);
+    auto sw = swaps.find(s.get());
+    if (sw != swaps.end() && sw->second.dst->active && sw->second.src->active)
+      return swappedCopy(sw->second);
     Pair body = block(s->body);
     auto loop = std::make_shared<Stmt>(*s);
     loop->body = body.first;
@@ -1587,6 +1617,10 @@ static bool runPipeline(Module &M, Function &F, Request &R,
       if (Var *p = baseVar(s.rhs->ops[0]))
         gen->freedInPrimal.insert(p);
   });
+  // Copy-back loops become swaps in marked functions only: the split
+  // helpers of callees pass their buffers between two functions.
+  if (R.topLevel)
+    gen->swaps = findSwapCopies(F);
   gen->keepTopLevel = true;
   sweeps = gen->block(F.body);
   return !gen->failed && !diag.hasErrors();

@@ -1,0 +1,202 @@
+// A copy-back `u[i] = unew[i]` over the whole of two private buffers, whose
+// old contents of unew are dead (every element of unew is written before it
+// is read again, and nothing after the time loop reads it), becomes a swap of
+// the pointers in the forward sweep; its adjoint swaps them back and swaps
+// the adjoints, with no pass over the arrays.  Each function after the first
+// breaks one condition and keeps the copy (BufferSwap.cpp lists them).
+// exec/copy_back_swap.c runs the swapped adjoints.
+//
+// RUN: %mpiad-emit %s -o - | FileCheck %s
+#include <mpi.h>
+#include <stdlib.h>
+
+#pragma mpiad differentiate wrt(u0)
+double heat(const double *u0, int n, int T, double nu) {
+  double *u = malloc(n * sizeof(double));
+  double *unew = malloc(n * sizeof(double));
+  for (int i = 0; i < n; i++)
+    u[i] = u0[i];
+  for (int t = 0; t < T; t++) {
+    unew[0] = u[0];
+    unew[n - 1] = u[n - 1];
+    for (int i = 1; i < n - 1; i++)
+      unew[i] = u[i] + nu * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+    for (int i = 0; i < n; i++)
+      u[i] = unew[i];
+  }
+  double s = 0.0;
+  for (int i = 0; i < n; i++)
+    s += u[i] * u[i];
+  free(u);
+  free(unew);
+  return s;
+}
+// CHECK-LABEL: double heat_b(
+// CHECK: /* forward sweep */
+// CHECK: unew[i] = u[i] + nu * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+// CHECK-NEXT: }
+// CHECK-NEXT: /* copy-back u[i] = unew[i] for every i: the old contents of unew are not read again, so swap the buffers */
+// CHECK-NEXT: {
+// CHECK-NEXT: double *mpiad_swap = u;
+// CHECK-NEXT: u = unew;
+// CHECK-NEXT: unew = mpiad_swap;
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK: /* reverse sweep */
+// CHECK: for (int t = T - 1; t >= 0; t--) {
+// CHECK-NEXT: /* adjoint of the copy-back u[i] = unew[i] for every i (unew_b is zero here): swap back */
+// CHECK-NEXT: {
+// CHECK-NEXT: double *[[S1:mpiad_swap[0-9]+]] = u;
+// CHECK-NEXT: u = unew;
+// CHECK-NEXT: unew = [[S1]];
+// CHECK-NEXT: }
+// CHECK-NEXT: {
+// CHECK-NEXT: double *[[S2:mpiad_swap[0-9]+]] = u_b;
+// CHECK-NEXT: u_b = unew_b;
+// CHECK-NEXT: unew_b = [[S2]];
+// CHECK-NEXT: }
+// CHECK-NOT: unew_b[i] += u_b[i];
+// CHECK: return mpiad_ret;
+
+// The reverse needs the old u (u * u): the copy records it, so it stays.
+#pragma mpiad differentiate wrt(u0)
+double nonlinear(const double *u0, int n, int T) {
+  double *u = malloc(n * sizeof(double));
+  double *unew = malloc(n * sizeof(double));
+  for (int i = 0; i < n; i++)
+    u[i] = u0[i];
+  for (int t = 0; t < T; t++) {
+    for (int i = 0; i < n; i++)
+      unew[i] = u[i] * u[i];
+    for (int i = 0; i < n; i++)
+      u[i] = unew[i];
+  }
+  double s = u[0];
+  free(u);
+  free(unew);
+  return s;
+}
+// CHECK-LABEL: double nonlinear_b(
+// CHECK-NOT: swap the buffers
+// CHECK: mpiad_push_f64(u[i]);
+// CHECK-NEXT: u[i] = unew[i];
+// CHECK: unew_b[i] += u_b[i];
+
+// unew is read after the time loop.
+#pragma mpiad differentiate wrt(u0)
+double readafter(const double *u0, int n, int T) {
+  double *u = malloc(n * sizeof(double));
+  double *unew = malloc(n * sizeof(double));
+  for (int i = 0; i < n; i++)
+    u[i] = u0[i];
+  for (int t = 0; t < T; t++) {
+    for (int i = 0; i < n; i++)
+      unew[i] = 0.5 * u[i];
+    for (int i = 0; i < n; i++)
+      u[i] = unew[i];
+  }
+  double s = u[0] + unew[n - 1];
+  free(u);
+  free(unew);
+  return s;
+}
+// CHECK-LABEL: double readafter_b(
+// CHECK-NOT: swap the buffers
+// CHECK: u[i] = unew[i];
+// CHECK: unew_b[i] += u_b[i];
+
+// unew[n - 1] is never written: its old contents are read by the copy.
+#pragma mpiad differentiate wrt(u0)
+double partial(const double *u0, int n, int T) {
+  double *u = malloc(n * sizeof(double));
+  double *unew = malloc(n * sizeof(double));
+  for (int i = 0; i < n; i++)
+    u[i] = u0[i];
+  for (int t = 0; t < T; t++) {
+    unew[0] = u[0];
+    for (int i = 1; i < n - 1; i++)
+      unew[i] = 0.5 * (u[i - 1] + u[i + 1]);
+    for (int i = 0; i < n; i++)
+      u[i] = unew[i];
+  }
+  double s = u[0];
+  free(u);
+  free(unew);
+  return s;
+}
+// CHECK-LABEL: double partial_b(
+// CHECK-NOT: swap the buffers
+// CHECK: u[i] = unew[i];
+// CHECK: unew_b[i] += u_b[i];
+
+// The step reads unew before writing it.
+#pragma mpiad differentiate wrt(u0)
+double readfirst(const double *u0, int n, int T) {
+  double *u = malloc(n * sizeof(double));
+  double *unew = malloc(n * sizeof(double));
+  for (int i = 0; i < n; i++)
+    u[i] = u0[i];
+  for (int i = 0; i < n; i++)
+    unew[i] = 0.0;
+  for (int t = 0; t < T; t++) {
+    for (int i = 0; i < n; i++)
+      unew[i] = 0.5 * (unew[i] + u[i]);
+    for (int i = 0; i < n; i++)
+      u[i] = unew[i];
+  }
+  double s = u[0];
+  free(u);
+  free(unew);
+  return s;
+}
+// CHECK-LABEL: double readfirst_b(
+// CHECK-NOT: swap the buffers
+// CHECK: u[i] = unew[i];
+// CHECK: unew_b[i] += u_b[i];
+
+// Not the whole buffer: u[n - 1] keeps its value.
+#pragma mpiad differentiate wrt(u0)
+double shortcopy(const double *u0, int n, int T) {
+  double *u = malloc(n * sizeof(double));
+  double *unew = malloc(n * sizeof(double));
+  for (int i = 0; i < n; i++)
+    u[i] = u0[i];
+  for (int t = 0; t < T; t++) {
+    for (int i = 0; i < n; i++)
+      unew[i] = 0.5 * u[i];
+    for (int i = 0; i < n - 1; i++)
+      u[i] = unew[i];
+  }
+  double s = u[n - 1] + u[0];
+  free(u);
+  free(unew);
+  return s;
+}
+// CHECK-LABEL: double shortcopy_b(
+// CHECK-NOT: swap the buffers
+// CHECK: u[i] = unew[i];
+// CHECK: unew_b[i] += u_b[i];
+
+// u is seen by a call (communication holds its address).
+#pragma mpiad differentiate wrt(u0)
+double passed(const double *u0, int n, int T, MPI_Comm comm) {
+  double *u = malloc(n * sizeof(double));
+  double *unew = malloc(n * sizeof(double));
+  for (int i = 0; i < n; i++)
+    u[i] = u0[i];
+  for (int t = 0; t < T; t++) {
+    for (int i = 0; i < n; i++)
+      unew[i] = 0.5 * u[i];
+    for (int i = 0; i < n; i++)
+      u[i] = unew[i];
+    MPI_Allreduce(MPI_IN_PLACE, u, n, MPI_DOUBLE, MPI_SUM, comm);
+  }
+  double s = u[0];
+  free(u);
+  free(unew);
+  return s;
+}
+// CHECK-LABEL: double passed_b(
+// CHECK-NOT: swap the buffers
+// CHECK: u[i] = unew[i];
+// CHECK: unew_b[i] += u_b[i];
