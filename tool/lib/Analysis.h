@@ -124,7 +124,15 @@ bool startsActive(const Block &body);
 /// adjoint can be swaps of pointers (BufferSwap.cpp).
 struct SwapCopy {
   Var *dst = nullptr, *src = nullptr;
+  ExprP count; // N, the elements of both buffers
+  /// The loop of the same step whose adjoint may overwrite dst's adjoint
+  /// and leave src's adjoint unzeroed (BufferSwap.cpp), or null.
+  const Stmt *overwrite = nullptr;
+  const Stmt *timeLoop = nullptr;
 };
+/// Is a + k provably equal to b (integer values built from literals and
+/// variables that never change)?
+bool provablyEqualPlus(const ExprP &a, long long k, const ExprP &b);
 /// The swappable copy loops of f, after decideRecording.
 std::map<const Stmt *, SwapCopy> findSwapCopies(Function &f);
 

@@ -16,7 +16,9 @@
 // reverse sweep, so unew_b is zero when the adjoint of the copy runs, and
 // `unew_b += u_b; u_b = 0` is the swap of unew_b and u_b.
 //
-// This file finds such loops; Reverse.cpp emits the swaps.  The conditions,
+// This file finds such loops, and the loop of the same step whose adjoint
+// may then overwrite u_b (overwriteLoop below); Reverse.cpp emits the swaps
+// and the overwriting gather.  The conditions of the swap,
 // all checked here, keep the proof simple:
 //  - the time loop is a statement of the function body itself, not
 //    checkpointed; the copy loop is a statement of its body, counted from 0
@@ -298,6 +300,49 @@ bool recordsElements(const Block &b, const Var *v) {
   return found;
 }
 
+/// Adjoint memory traffic of the step: after the swap of the adjoints, the
+/// adjoint of the loop G that fills src from dst (`src[i] = f(dst[i + c])`)
+/// may overwrite dst_b instead of adding to it, and leave src_b unzeroed.
+/// dst_b then holds garbage between the swap and G's adjoint, and src_b's
+/// elements in G's range hold stale values that stand for zero until the
+/// next swap takes them into dst_b, or until the zeroing Reverse.cpp emits
+/// after the time loop.  That is exact when
+///  - no statement between G and the copy uses dst (their adjoints would
+///    add to the garbage before G's adjoint overwrites it);
+///  - every statement before G that uses src is a write of src elements
+///    outside G's range (their adjoints would read the stale values);
+///  - no statement after the copy uses src (same);
+///  - G's adjoint is a gather that covers every element of dst_b
+///    (Reverse.cpp checks this one: it knows the offsets c).
+const Stmt *overwriteLoop(const Stmt &time, size_t k, const Var *dst,
+                          const Var *src) {
+  for (size_t s = k + 1; s < time.body.size(); ++s)
+    if (mentions(*time.body[s], src))
+      return nullptr;
+  for (size_t g = k; g-- > 0;) {
+    const Stmt &G = *time.body[g];
+    Affine lo, hi;
+    if (G.kind != Stmt::For || !coveringWrite(G, src, lo, hi)) {
+      if (mentions(G, dst))
+        return nullptr;
+      continue;
+    }
+    for (size_t s = 0; s < g; ++s) {
+      const Stmt &w = *time.body[s];
+      if (!mentions(w, src))
+        continue;
+      Affine a, b;
+      if (!coveringWrite(w, src, a, b))
+        return nullptr;
+      Affine bEnd{b.sym, b.c + 1}, hiEnd{hi.sym, hi.c + 1};
+      if (!provablyLE(bEnd, lo) && !provablyLE(hiEnd, a))
+        return nullptr;
+    }
+    return &G;
+  }
+  return nullptr;
+}
+
 /// Is the copy loop `copy` (statement k of the body of `time`, a statement
 /// of the function body at index top) a swappable copy-back?
 bool swappable(Function &f, size_t top, const Stmt &time, size_t k,
@@ -377,11 +422,21 @@ bool swappable(Function &f, size_t top, const Stmt &time, size_t k,
       return false;
   if (recordsElements(f.body, src))
     return false;
-  out = {dst, src};
+  out.dst = dst;
+  out.src = src;
+  out.count = n.sym ? plusConst(mkVar(const_cast<Var *>(n.sym)), n.c)
+                    : mkInt(n.c);
+  out.timeLoop = &time;
+  out.overwrite = overwriteLoop(time, k, dst, src);
   return true;
 }
 
 } // namespace
+
+bool provablyEqualPlus(const ExprP &a, long long k, const ExprP &b) {
+  Affine x, y;
+  return affine(a, x) && affine(b, y) && x.sym == y.sym && x.c + k == y.c;
+}
 
 std::map<const Stmt *, SwapCopy> findSwapCopies(Function &f) {
   std::map<const Stmt *, SwapCopy> out;

@@ -734,6 +734,20 @@ public:
   /// Copy-back loops emitted as pointer swaps (BufferSwap.cpp).
   std::map<const Stmt *, SwapCopy> swaps;
 
+  /// Statements to run after the reversed loop (by loop): the zeroing of
+  /// adjoints that an overwriting gather left stale.
+  std::map<const Stmt *, Block> zeroAfter;
+
+  /// The swapped copy-back whose step may overwrite in the adjoint of loop
+  /// g (BufferSwap.cpp), or null.
+  const SwapCopy *overwriteOf(const Stmt *g) const {
+    for (const auto &kv : swaps)
+      if (kv.second.overwrite == g && kv.second.dst->active &&
+          kv.second.src->active)
+        return &kv.second;
+    return nullptr;
+  }
+
   /// `{ T *mpiad_swap = a; a = b; b = mpiad_swap; }`
   StmtP swapStmt(Var *a, Var *b) {
     CType t = a->type;
@@ -752,8 +766,13 @@ public:
     Block fwd{mkComment("copy-back " + what + ": the old contents of " +
                         b->name + " are not read again, so swap the buffers"),
               swapStmt(a, b)};
+    // An overwriting gather of this step (gatherForm, generated before)
+    // leaves stale values in b_b that stand for zero.
+    std::string zero = zeroAfter.count(sc.timeLoop)
+                           ? " is zero here, or stale where it stands for zero"
+                           : " is zero here";
     Block rev{mkComment("adjoint of the copy-back " + what + " (" +
-                        shadow(b)->name + " is zero here): swap back"),
+                        shadow(b)->name + zero + "): swap back"),
               swapStmt(a, b), swapStmt(shadow(a), shadow(b))};
     return {fwd, rev};
   }
@@ -811,10 +830,14 @@ public:
     r->body = body.second;
     Block gather;
     if (s->loopStep > 0 && i->declaredInForInit &&
-        gatherForm(i, lo, first, body.second, gather))
+        gatherForm(i, lo, first, body.second, gather, overwriteOf(s.get())))
       append(rev, gather);
     else
       rev.push_back(r);
+    // Adjoints a gather of the body left stale (they stand for zero).
+    auto stale = zeroAfter.find(s.get());
+    if (stale != zeroAfter.end())
+      append(rev, stale->second);
     if (initTaped)
       rev.push_back(pop(mkVar(i)));
     return {fwd, rev};
@@ -941,7 +964,7 @@ public:
   /// boundary iterations, where some terms fall outside [L, H], are peeled.
   /// The zeroing of the read adjoints follows in its own loop.
   bool gatherForm(Var *i, const ExprP &L, const ExprP &H, const Block &body,
-                  Block &out) {
+                  Block &out, const SwapCopy *sw = nullptr) {
     struct Term {
       long long c;
       ExprP e;
@@ -1011,6 +1034,16 @@ public:
       cmin = std::min(cmin, t.c);
       cmax = std::max(cmax, t.c);
     }
+    // After a swapped copy-back, the target holds garbage and the gather
+    // overwrites it: exact when the gather covers all of it, 0..N-1, and
+    // the only adjoint zeroed is the copy's source's, which is left stale
+    // (BufferSwap.cpp, overwriteLoop).
+    bool overwrite = sw && target == shadow(sw->dst) && !zeros.empty() &&
+                     provablyEqualPlus(L, cmin, mkInt(0)) &&
+                     provablyEqualPlus(H, cmax + 1, sw->count);
+    if (overwrite)
+      for (const ExprP &z : zeros)
+        overwrite &= z->ops[0]->var == shadow(sw->src);
     CType it = intType("int");
     // An element of a read adjoint is last read at j = i + cmax: it is zeroed
     // there, right after its last use, in the main and tail loops.
@@ -1037,10 +1070,12 @@ public:
       r->init = mkDecl(j, from);
       r->cond = mkBinary("<=", mkVar(j), to);
       r->step = mkAssign(mkVar(j), "+=", mkInt(1));
+      ExprP tj = mkIndex(mkVar(target), mkVar(j));
       r->body = guarded ? guardedBody
-                        : Block{mkAssign(mkIndex(mkVar(target), mkVar(j)),
-                                         "+=", sum)};
-      if (zero)
+                        : Block{mkAssign(tj, overwrite ? "=" : "+=", sum)};
+      if (guarded && overwrite)
+        r->body.insert(r->body.begin(), mkAssign(tj, "=", mkInt(0)));
+      if (zero && !overwrite)
         for (const ExprP &z : zeros)
           r->body.push_back(
               mkAssign(replaceVar(z, i, plus(mkVar(j), -cmax)), "=", mkInt(0)));
@@ -1054,6 +1089,28 @@ public:
     };
     out.push_back(mkComment("reverse of the stencil loop over " + i->name +
                             ", as a gather (boundary iterations peeled)"));
+    if (overwrite) {
+      Var *a = shadow(sw->dst), *b = shadow(sw->src);
+      out.push_back(mkComment(
+          a->name + " holds the old " + b->name +
+          " since the swap: the gather overwrites all of it, and " + b->name +
+          "[" + printExpr(L) + ".." + printExpr(H) +
+          "] is left as it is (zero for the adjoint; the swap takes it, or "
+          "it is zeroed after the loop)"));
+      Var *j = newSynth("mpiad_j", intType("int"));
+      j->declaredInForInit = true;
+      auto z = std::make_shared<Stmt>();
+      z->kind = Stmt::For;
+      z->init = mkDecl(j, L);
+      z->cond = mkBinary("<=", mkVar(j), H);
+      z->step = mkAssign(mkVar(j), "+=", mkInt(1));
+      z->body = {mkAssign(mkIndex(mkVar(b), mkVar(j)), "=", mkInt(0))};
+      Block &after = zeroAfter[sw->timeLoop];
+      after.push_back(mkComment("the adjoint of " + sw->src->name + "[" +
+                                printExpr(L) + ".." + printExpr(H) +
+                                "] is zero: clear what the gathers left"));
+      after.push_back(z);
+    }
 
     if (cmax > cmin)
       out.push_back(loop(plus(L, cmin), minE(plus(L, cmax - 1), plus(H, cmax)),

@@ -2,7 +2,9 @@
 // old contents of unew are dead (every element of unew is written before it
 // is read again, and nothing after the time loop reads it), becomes a swap of
 // the pointers in the forward sweep; its adjoint swaps them back and swaps
-// the adjoints, with no pass over the arrays.  Each function after the first
+// the adjoints, with no pass over the arrays.  The adjoint of the stencil
+// loop before it then overwrites u_b (which holds garbage since the swap)
+// and leaves unew_b unzeroed, which is cleared once after the time loop.  Each function after the first
 // breaks one condition and keeps the copy (BufferSwap.cpp lists them).
 // exec/copy_back_swap.c runs the swapped adjoints.
 //
@@ -44,7 +46,7 @@ double heat(const double *u0, int n, int T, double nu) {
 // CHECK-NEXT: }
 // CHECK: /* reverse sweep */
 // CHECK: for (int t = T - 1; t >= 0; t--) {
-// CHECK-NEXT: /* adjoint of the copy-back u[i] = unew[i] for every i (unew_b is zero here): swap back */
+// CHECK-NEXT: /* adjoint of the copy-back u[i] = unew[i] for every i (unew_b is zero here, or stale where it stands for zero): swap back */
 // CHECK-NEXT: {
 // CHECK-NEXT: double *[[S1:mpiad_swap[0-9]+]] = u;
 // CHECK-NEXT: u = unew;
@@ -55,7 +57,61 @@ double heat(const double *u0, int n, int T, double nu) {
 // CHECK-NEXT: u_b = unew_b;
 // CHECK-NEXT: unew_b = [[S2]];
 // CHECK-NEXT: }
+// CHECK-NEXT: /* reverse of the stencil loop over i, as a gather (boundary iterations peeled) */
+// CHECK-NEXT: /* u_b holds the old unew_b since the swap: the gather overwrites all of it, and unew_b[1..n - 2] is left as it is (zero for the adjoint; the swap takes it, or it is zeroed after the loop) */
+// CHECK-NEXT: for (int [[J1:mpiad_j[0-9]+]] = 0; [[J1]] <= (1 < n - 1 ? 1 : n - 1); [[J1]]++) {
+// CHECK-NEXT: u_b{{\[}}[[J1]]{{\]}} = 0;
+// CHECK: for (int [[J2:mpiad_j[0-9]+]] = 2; [[J2]] <= n - 3; [[J2]]++) {
+// CHECK-NEXT: u_b{{\[}}[[J2]]{{\]}} = unew_b{{\[}}[[J2]]{{\]}} + nu * unew_b{{\[}}[[J2]] + 1{{\]}} + -(2.0 * (nu * unew_b{{\[}}[[J2]]{{\]}})) + nu * unew_b{{\[}}[[J2]] - 1{{\]}};
+// CHECK-NEXT: }
+// CHECK-NEXT: for (int [[J3:mpiad_j[0-9]+]] = 2 > n - 2 ? 2 : n - 2; [[J3]] <= n - 1; [[J3]]++) {
+// CHECK-NEXT: u_b{{\[}}[[J3]]{{\]}} = 0;
+// CHECK-NOT: unew_b{{\[}}[[J3]] - 1{{\]}} = 0;
+// CHECK: u_b[n - 1] += unew_b[n - 1];
+// CHECK-NEXT: unew_b[n - 1] = 0;
+// CHECK-NEXT: u_b[0] += unew_b[0];
+// CHECK-NEXT: unew_b[0] = 0;
+// CHECK-NEXT: }
+// CHECK-NEXT: /* the adjoint of unew[1..n - 2] is zero: clear what the gathers left */
+// CHECK-NEXT: for (int [[Z:mpiad_j[0-9]*]] = 1; [[Z]] <= n - 2; [[Z]]++) {
+// CHECK-NEXT: unew_b{{\[}}[[Z]]{{\]}} = 0;
+// CHECK-NEXT: }
 // CHECK-NOT: unew_b[i] += u_b[i];
+// CHECK: return mpiad_ret;
+
+// The boundary writes after the interior loop read u: their adjoints add to
+// u_b between the swap and the interior's adjoint, so that one adds too, and
+// zeroes unew_b as it goes.
+#pragma mpiad differentiate wrt(u0)
+double lateboundary(const double *u0, int n, int T, double nu) {
+  double *u = malloc(n * sizeof(double));
+  double *unew = malloc(n * sizeof(double));
+  for (int i = 0; i < n; i++)
+    u[i] = u0[i];
+  for (int t = 0; t < T; t++) {
+    for (int i = 1; i < n - 1; i++)
+      unew[i] = u[i] + nu * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+    unew[0] = u[0];
+    unew[n - 1] = u[n - 1];
+    for (int i = 0; i < n; i++)
+      u[i] = unew[i];
+  }
+  double s = 0.0;
+  for (int i = 0; i < n; i++)
+    s += u[i] * u[i];
+  free(u);
+  free(unew);
+  return s;
+}
+// CHECK-LABEL: double lateboundary_b(
+// CHECK: /* reverse sweep */
+// CHECK: (unew_b is zero here): swap back */
+// CHECK-NOT: the gather overwrites
+// CHECK: u_b[n - 1] += unew_b[n - 1];
+// CHECK: for (int [[K2:mpiad_j[0-9]+]] = 2; [[K2]] <= n - 3; [[K2]]++) {
+// CHECK-NEXT: u_b{{\[}}[[K2]]{{\]}} += unew_b{{\[}}[[K2]]{{\]}}
+// CHECK-NEXT: unew_b{{\[}}[[K2]] - 1{{\]}} = 0;
+// CHECK-NOT: clear what the gathers left
 // CHECK: return mpiad_ret;
 
 // The reverse needs the old u (u * u): the copy records it, so it stays.

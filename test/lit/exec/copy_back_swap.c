@@ -5,8 +5,11 @@
 // are empty) and step counts 0 to 5 (odd counts end with the buffers
 // exchanged); boundary writes in either order; a two-stage step with a second
 // buffer; a linear step with an output array, checked by the exact
-// dot-product test.  Data vary per rank and the objective is summed over
-// ranks.  The tape stays empty: nothing is recorded.
+// dot-product test.  In diffusion, drift and linear the adjoint of the
+// interior loop also overwrites u_b instead of adding to it; in reaction it
+// must not (the boundary writes after it read the field).  Data vary per
+// rank and the objective is summed over ranks.  The tape stays empty:
+// nothing is recorded.
 // RUN: %mpiad-cc %s -I%S/../Inputs -lm -o %t
 // RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 2 %t | FileCheck %s --implicit-check-not=FAIL
@@ -47,7 +50,8 @@ double diffusion(const double *u0, int n, int T, double nu, MPI_Comm comm) {
 
 /* Boundaries written after the interior, the right one first, a calloc'd
  * buffer, the source of the copy read before the copy in the step, and a
- * second independent. */
+ * second independent.  The boundary writes read v after the interior loop,
+ * so the interior's adjoint must add to v_b, not overwrite it. */
 #pragma mpiad differentiate wrt(u0, a)
 double reaction(const double *u0, double a, int n, int T, MPI_Comm comm) {
   double *v = calloc(n, sizeof(double));
@@ -57,7 +61,7 @@ double reaction(const double *u0, double a, int n, int T, MPI_Comm comm) {
   double m = 0.0;
   for (int t = 0; t < T; t++) {
     for (int i = 1; i < n - 1; i++)
-      w[i] = v[i] + 0.2 * (v[i - 1] - 2.0 * v[i] + v[i + 1]) + a * u0[i];
+      w[i] = v[i] + 0.2 * (v[i - 1] - 2.0 * v[i] + v[i + 1]);
     w[n - 1] = 0.5 * v[n - 1] + a;
     w[0] = 0.5 * v[0] - a;
     m += w[0] - 0.5 * w[n - 1];
@@ -71,6 +75,38 @@ double reaction(const double *u0, double a, int n, int T, MPI_Comm comm) {
   MPI_Allreduce(&s, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
   free(v);
   free(w);
+  return J;
+}
+
+/* One-sided: the interior loop's adjoint overwrites u_b; unew is read
+ * between it and the copy, and before the time loop (so its adjoint must be
+ * zero again after the reversed time loop). */
+#pragma mpiad differentiate wrt(u0)
+double drift(const double *u0, int n, int T, MPI_Comm comm) {
+  double *u = malloc(n * sizeof(double));
+  double *unew = malloc(n * sizeof(double));
+  for (int i = 0; i < n; i++)
+    u[i] = u0[i];
+  for (int i = 0; i < n; i++)
+    unew[i] = 0.25 * u[i];
+  double m = unew[n - 1];
+  for (int i = 0; i < n; i++)
+    m += unew[i] * (double)i;
+  for (int t = 0; t < T; t++) {
+    unew[n - 1] = 0.5 * u[n - 1];
+    for (int i = 0; i < n - 1; i++)
+      unew[i] = u[i] + 0.3 * (u[i + 1] - u[i]);
+    m += 0.5 * unew[0] + unew[n - 1];
+    for (int i = 0; i < n; i++)
+      u[i] = unew[i];
+  }
+  double s = m;
+  for (int i = 0; i < n; i++)
+    s += u[i] * u[i];
+  double J = 0.0;
+  MPI_Allreduce(&s, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(u);
+  free(unew);
   return J;
 }
 
@@ -134,6 +170,8 @@ static double J(void *p) {
     return diffusion(c->u0, c->n, c->T, 0.2, MPI_COMM_WORLD);
   case 1:
     return reaction(c->u0, *c->a, c->n, c->T, MPI_COMM_WORLD);
+  case 2:
+    return drift(c->u0, c->n, c->T, MPI_COMM_WORLD);
   default:
     return twostage(c->u0, c->n, c->T, MPI_COMM_WORLD);
   }
@@ -145,12 +183,12 @@ int main(int argc, char **argv) {
   int r = hx_rank_g;
   const int sizes[] = {1, 2, 3, 4, 9};
   const int steps[] = {0, 1, 2, 5};
-  const char *names[] = {"diffusion", "reaction", "twostage"};
-  for (int which = 0; which < 3; which++)
+  const char *names[] = {"diffusion", "reaction", "drift", "twostage"};
+  for (int which = 0; which < 4; which++)
     for (int si = 0; si < 5; si++)
       for (int ti = 0; ti < 4; ti++) {
         int n = sizes[si], T = steps[ti];
-        if (which == 2 && n < 2)
+        if (which == 3 && n < 2)
           continue;
         double u0[NMAX], du[NMAX], ub[NMAX] = {0}, a = 0.1 + 0.05 * r,
                                     da = 0.7, ab = 0.0;
@@ -162,6 +200,8 @@ int main(int argc, char **argv) {
           v = diffusion_b(u0, ub, n, T, 0.2, MPI_COMM_WORLD, 1.0);
         else if (which == 1)
           v = reaction_b(u0, ub, a, &ab, n, T, MPI_COMM_WORLD, 1.0);
+        else if (which == 2)
+          v = drift_b(u0, ub, n, T, MPI_COMM_WORLD, 1.0);
         else
           v = twostage_b(u0, ub, n, T, MPI_COMM_WORLD, 1.0);
         char label[96];
