@@ -70,6 +70,24 @@ public:
 
   bool activeVar(const Var *v) const { return v && v->active; }
 
+  /// Copy-back loops whose source is dead afterwards (BufferSwap.cpp).
+  std::map<const Stmt *, SwapCopy> swaps;
+
+  /// The copy-back `a[i] = b[i]` for every element, b's old contents dead:
+  /// swap the buffers and their tangents (every write of b writes b_d, so
+  /// b_d's old contents are dead too).
+  Block swappedCopy(const SwapCopy &sc) {
+    Var *a = sc.dst, *b = sc.src;
+    auto tmp = [&](Var *v) {
+      return F.newVar(unique("mpiad_swap"), v->type, Var::Synthetic);
+    };
+    return {mkComment("copy-back " + a->name + "[i] = " + b->name +
+                      "[i] for every i: the old contents of " + b->name +
+                      " are not read again, so swap the buffers"),
+            swapPointers(a, b, tmp(a)),
+            swapPointers(tangent(a), tangent(b), tmp(tangent(a)))};
+  }
+
   bool activeIn(const ExprP &e) const { return carriesDerivative(e); }
 
   /// Replaces the variable an lvalue / buffer is rooted at by its tangent.
@@ -167,6 +185,9 @@ public:
       return {n};
     }
     case Stmt::For:
+      if (swaps.count(s.get()))
+        return swappedCopy(swaps.at(s.get()));
+      [[fallthrough]];
     case Stmt::While:
     case Stmt::DoWhile: {
       auto n = std::make_shared<Stmt>(*s);
@@ -462,6 +483,11 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
   if (!checkClauses(F, ann) || !prepare(*this, F, R))
     return false;
   ForwardGen G(*this, F, R);
+  // Copy-back loops over buffers that carry tangents become swaps.
+  analyzeToBeRecorded(F, {}, fe_);
+  for (const auto &kv : findSwapCopies(F))
+    if (kv.second.dst->active && kv.second.src->active)
+      G.swaps.insert(kv);
   Block body = G.block(F.body);
   if (G.failed || diag_.hasErrors())
     return false;
@@ -548,6 +574,11 @@ const std::string *Module::tangentCallee(const std::string &name,
     return nullptr;
   }
   ForwardGen G(*this, F, R);
+  // Copy-back loops over buffers that carry tangents become swaps.
+  analyzeToBeRecorded(F, {}, fe_);
+  for (const auto &kv : findSwapCopies(F))
+    if (kv.second.dst->active && kv.second.src->active)
+      G.swaps.insert(kv);
   Block body = G.block(F.body);
   if (G.failed)
     return nullptr;

@@ -750,10 +750,7 @@ public:
 
   /// `{ T *mpiad_swap = a; a = b; b = mpiad_swap; }`
   StmtP swapStmt(Var *a, Var *b) {
-    CType t = a->type;
-    Var *tmp = newSynth("mpiad_swap", t);
-    return mkCompound({mkDecl(tmp, mkVar(a)), mkAssign(mkVar(a), "=", mkVar(b)),
-                       mkAssign(mkVar(b), "=", mkVar(tmp))});
+    return swapPointers(a, b, newSynth("mpiad_swap", a->type));
   }
 
   /// The copy-back `a[i] = b[i]` for every element, whose old contents of b

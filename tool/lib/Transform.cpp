@@ -186,6 +186,11 @@ ExprP allocationCall(const ExprP &e) {
   return nullptr;
 }
 
+StmtP swapPointers(Var *a, Var *b, Var *tmp) {
+  return mkCompound({mkDecl(tmp, mkVar(a)), mkAssign(mkVar(a), "=", mkVar(b)),
+                     mkAssign(mkVar(b), "=", mkVar(tmp))});
+}
+
 StmtP arrayInitCopy(const Stmt &decl) {
   Var tmp = *decl.var;
   tmp.name = "";

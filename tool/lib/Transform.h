@@ -39,6 +39,8 @@ ExprP allocationCall(const ExprP &e);
 /// was declared with an initialiser list (its declaration moves to the top of
 /// the generated function).
 StmtP arrayInitCopy(const Stmt &decl);
+/// `{ T *tmp = a; a = b; b = tmp; }`: exchanges two pointers.
+StmtP swapPointers(Var *a, Var *b, Var *tmp);
 /// Does e carry derivatives (an active floating value flows into it)?
 bool carriesDerivative(const ExprP &e);
 /// The lvalue / buffer e with the variable it is rooted at replaced by

@@ -4,9 +4,11 @@
 // the pointers in the forward sweep; its adjoint swaps them back and swaps
 // the adjoints, with no pass over the arrays.  The adjoint of the stencil
 // loop before it then overwrites u_b (which holds garbage since the swap)
-// and leaves unew_b unzeroed, which is cleared once after the time loop.  Each function after the first
-// breaks one condition and keeps the copy (BufferSwap.cpp lists them).
-// exec/copy_back_swap.c runs the swapped adjoints.
+// and leaves unew_b unzeroed, which is cleared once after the time loop.
+// The reverse-mode functions after the first break one condition each and
+// keep the copy or the adding gather (BufferSwap.cpp lists the conditions).
+// Forward mode swaps the tangents too.  exec/copy_back_swap.c runs the
+// swapped adjoints and tangents.
 //
 // RUN: %mpiad-emit %s -o - | FileCheck %s
 #include <mpi.h>
@@ -256,3 +258,40 @@ double passed(const double *u0, int n, int T, MPI_Comm comm) {
 // CHECK-NOT: swap the buffers
 // CHECK: u[i] = unew[i];
 // CHECK: unew_b[i] += u_b[i];
+
+// Forward mode swaps the buffers and their tangents (every write of unew
+// writes unew_d).  It records nothing, so a nonlinear step is swapped too.
+#pragma mpiad differentiate forward wrt(u0)
+double tangent(const double *u0, int n, int T) {
+  double *u = malloc(n * sizeof(double));
+  double *unew = malloc(n * sizeof(double));
+  for (int i = 0; i < n; i++)
+    u[i] = u0[i];
+  for (int t = 0; t < T; t++) {
+    for (int i = 0; i < n; i++)
+      unew[i] = u[i] * u[i];
+    for (int i = 0; i < n; i++)
+      u[i] = unew[i];
+  }
+  double s = u[0];
+  free(u);
+  free(unew);
+  return s;
+}
+// CHECK-LABEL: double tangent_d(
+// CHECK: unew[i] = u[i] * u[i];
+// CHECK-NEXT: }
+// CHECK-NEXT: /* copy-back u[i] = unew[i] for every i: the old contents of unew are not read again, so swap the buffers */
+// CHECK-NEXT: {
+// CHECK-NEXT: double *[[T1:mpiad_swap[0-9]*]] = u;
+// CHECK-NEXT: u = unew;
+// CHECK-NEXT: unew = [[T1]];
+// CHECK-NEXT: }
+// CHECK-NEXT: {
+// CHECK-NEXT: double *[[T2:mpiad_swap[0-9]*]] = u_d;
+// CHECK-NEXT: u_d = unew_d;
+// CHECK-NEXT: unew_d = [[T2]];
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NOT: u[i] = unew[i];
+// CHECK: return

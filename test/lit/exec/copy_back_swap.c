@@ -9,7 +9,8 @@
 // interior loop also overwrites u_b instead of adding to it; in reaction it
 // must not (the boundary writes after it read the field).  Data vary per
 // rank and the objective is summed over ranks.  The tape stays empty:
-// nothing is recorded.
+// nothing is recorded.  The tangents (forward mode, which swaps the buffers
+// and their tangents) are checked against central differences too.
 // RUN: %mpiad-cc %s -I%S/../Inputs -lm -o %t
 // RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 2 %t | FileCheck %s --implicit-check-not=FAIL
@@ -25,6 +26,7 @@
 
 /* Explicit diffusion, fixed ends; J = sum over ranks of sum u^2. */
 #pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate forward wrt(u0)
 double diffusion(const double *u0, int n, int T, double nu, MPI_Comm comm) {
   double *u = malloc(n * sizeof(double));
   double *unew = malloc(n * sizeof(double));
@@ -53,6 +55,7 @@ double diffusion(const double *u0, int n, int T, double nu, MPI_Comm comm) {
  * second independent.  The boundary writes read v after the interior loop,
  * so the interior's adjoint must add to v_b, not overwrite it. */
 #pragma mpiad differentiate wrt(u0, a)
+#pragma mpiad differentiate forward wrt(u0, a)
 double reaction(const double *u0, double a, int n, int T, MPI_Comm comm) {
   double *v = calloc(n, sizeof(double));
   double *w = (double *)malloc(sizeof(double) * n);
@@ -82,6 +85,7 @@ double reaction(const double *u0, double a, int n, int T, MPI_Comm comm) {
  * between it and the copy, and before the time loop (so its adjoint must be
  * zero again after the reversed time loop). */
 #pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate forward wrt(u0)
 double drift(const double *u0, int n, int T, MPI_Comm comm) {
   double *u = malloc(n * sizeof(double));
   double *unew = malloc(n * sizeof(double));
@@ -112,6 +116,7 @@ double drift(const double *u0, int n, int T, MPI_Comm comm) {
 
 /* Two stages per step: p -> q -> r, then the copy-back p = r. */
 #pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate forward wrt(u0)
 double twostage(const double *u0, int n, int T, MPI_Comm comm) {
   double *p = malloc(n * sizeof(double));
   double *q = malloc(n * sizeof(double));
@@ -212,6 +217,23 @@ int main(int argc, char **argv) {
         mpiad_input in[2] = {{u0, du, n, 0}, {&a, &da, 1, 0}};
         double *xb[2] = {ub, &ab};
         hx_grad(label, J, &c, in, which == 1 ? 2 : 1, xb, 1e-6, 1e-7, 1e-10);
+        /* tangent mode swaps the buffers and their tangents */
+        double jd = 0.0, ud[NMAX];
+        for (int k = 0; k < n; k++)
+          ud[k] = du[k];
+        if (which == 0)
+          v = diffusion_d(u0, ud, n, T, 0.2, MPI_COMM_WORLD, &jd);
+        else if (which == 1)
+          v = reaction_d(u0, ud, a, da, n, T, MPI_COMM_WORLD, &jd);
+        else if (which == 2)
+          v = drift_d(u0, ud, n, T, MPI_COMM_WORLD, &jd);
+        else
+          v = twostage_d(u0, ud, n, T, MPI_COMM_WORLD, &jd);
+        char flabel[128];
+        snprintf(flabel, sizeof flabel, "%s: tangent", label);
+        hx_check(flabel, v, J(&c), 1e-14, 1e-300);
+        double fd = mpiad_fd_directional(J, &c, in, which == 1 ? 2 : 1, 1e-6);
+        hx_check(flabel, jd, fd, 1e-7, 1e-10);
       }
   for (int si = 0; si < 5; si++)
     for (int ti = 0; ti < 4; ti++) {
