@@ -27,6 +27,12 @@ public:
     taken = M.globalNames();
     for (auto &v : F.vars)
       taken.insert(v->name);
+    // Copy-back loops over buffers that carry tangents become swaps
+    // (findSwapCopies reads the assignment counts of to-be-recorded).
+    analyzeToBeRecorded(F, {}, M.fe_);
+    for (const auto &kv : findSwapCopies(F))
+      if (kv.second.dst->active && kv.second.src->active)
+        swaps.insert(kv);
   }
 
   Module &M;
@@ -483,11 +489,6 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
   if (!checkClauses(F, ann) || !prepare(*this, F, R))
     return false;
   ForwardGen G(*this, F, R);
-  // Copy-back loops over buffers that carry tangents become swaps.
-  analyzeToBeRecorded(F, {}, fe_);
-  for (const auto &kv : findSwapCopies(F))
-    if (kv.second.dst->active && kv.second.src->active)
-      G.swaps.insert(kv);
   Block body = G.block(F.body);
   if (G.failed || diag_.hasErrors())
     return false;
@@ -574,11 +575,6 @@ const std::string *Module::tangentCallee(const std::string &name,
     return nullptr;
   }
   ForwardGen G(*this, F, R);
-  // Copy-back loops over buffers that carry tangents become swaps.
-  analyzeToBeRecorded(F, {}, fe_);
-  for (const auto &kv : findSwapCopies(F))
-    if (kv.second.dst->active && kv.second.src->active)
-      G.swaps.insert(kv);
   Block body = G.block(F.body);
   if (G.failed)
     return nullptr;

@@ -295,3 +295,30 @@ double tangent(const double *u0, int n, int T) {
 // CHECK-NEXT: }
 // CHECK-NOT: u[i] = unew[i];
 // CHECK: return
+
+// A callee's tangent helper swaps too (its split reverse helpers do not:
+// they pass the buffers between two functions).
+static double callee(const double *u0, int n, int T) {
+  double *u = malloc(n * sizeof(double));
+  double *unew = malloc(n * sizeof(double));
+  for (int i = 0; i < n; i++)
+    u[i] = u0[i];
+  for (int t = 0; t < T; t++) {
+    for (int i = 0; i < n; i++)
+      unew[i] = 0.5 * u[i];
+    for (int i = 0; i < n; i++)
+      u[i] = unew[i];
+  }
+  double s = u[0];
+  free(u);
+  free(unew);
+  return s;
+}
+#pragma mpiad differentiate forward wrt(u0)
+double caller(const double *u0, int n, int T) { return 2.0 * callee(u0, n, T); }
+// CHECK-LABEL: static double mpiad_tan_callee(
+// CHECK: unew[i] = 0.5 * u[i];
+// CHECK-NEXT: }
+// CHECK-NEXT: /* copy-back u[i] = unew[i] for every i: the old contents of unew are not read again, so swap the buffers */
+// CHECK: u_d = unew_d;
+// CHECK-LABEL: double caller_d(
