@@ -63,10 +63,24 @@ if config.mpiad_sanitize:
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 if config.mpiad_build_samples:
     config.available_features.add("samples")
+# The CUDA target: 'nvcc' when libmpiad_gpu was built (generated .cu files are
+# compiled and linked), 'cuda-device' when a GPU is present too (they run).
+if getattr(config, "mpiad_gpu_built", False):
+    config.available_features.add("nvcc")
+    import shutil, subprocess
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        try:
+            out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
+            if out.returncode == 0 and "GPU" in out.stdout:
+                config.available_features.add("cuda-device")
+        except (OSError, subprocess.SubprocessError):
+            pass
 
 mpiad_cc = os.path.join(bin_dir, "mpiad-cc")
 # Longer names first: lit applies substitutions in order.
 config.substitutions.append(("%mpiad-emit", mpiad_cc + " --emit-source"))
+config.substitutions.append(("%libmpiad_gpu", os.path.join(obj, "lib", "libmpiad_gpu.a")))
 config.substitutions.append(("%mpiad-cc", mpiad_cc + sanflags))
 config.substitutions.append(("%mpicc", "mpicc" + sanflags))
 config.substitutions.append(

@@ -24,6 +24,9 @@
 #ifndef MPIAD_MPI_INCLUDES
 #define MPIAD_MPI_INCLUDES ""
 #endif
+#ifndef MPIAD_CUDA_HOME
+#define MPIAD_CUDA_HOME "/usr/local/cuda"
+#endif
 #ifndef MPIAD_DEFAULT_CC
 #define MPIAD_DEFAULT_CC "clang-19"
 #endif
@@ -45,6 +48,9 @@ const char *kHelp =
     "  --emit-source        write the generated C (-o out.c, default stdout)\n"
     "  --emit-header        write prototypes of the generated functions\n"
     "                       (-o out.h, default stdout)\n"
+    "  --target=cuda        marked functions run on NVIDIA GPUs: CUDA C++ with\n"
+    "                       kernels, compiled by nvcc and linked with\n"
+    "                       libmpiad_gpu (files without marked functions stay C)\n"
     "options:\n"
     "  -o FILE              output file\n"
     "  --rules FILE|DIR     load more rule files (see docs/rules.md)\n"
@@ -57,7 +63,9 @@ const char *kHelp =
     "environment:\n"
     "  MPIAD_CC             C compiler used instead of mpicc\n"
     "  OMPI_CC              compiler behind Open MPI's mpicc (default "
-    "clang-19 when unset)\n";
+    "clang-19 when unset)\n"
+    "  MPIAD_NVCC           nvcc used for --target=cuda\n"
+    "  MPIAD_CUDA_ARCH      GPU architecture for nvcc (default sm_80)\n";
 
 struct Options {
   enum Mode { Link, Compile, EmitSource, EmitHeader } mode = Link;
@@ -67,6 +75,7 @@ struct Options {
   std::vector<std::string> parseFlags, compileFlags, linkFlags;
   std::vector<std::string> rules;
   std::string compDbDir;
+  bool cuda = false; // --target=cuda
 };
 
 std::string prefixDir(const char *argv0) {
@@ -129,6 +138,37 @@ std::vector<std::string> compilerCommand() {
   return {"mpicc"};
 }
 
+/// Where CUDA is: $CUDA_HOME, else the toolkit found at build time.
+std::string cudaHome() {
+  const char *h = getenv("CUDA_HOME");
+  if (h && *h)
+    return h;
+  return MPIAD_CUDA_HOME;
+}
+
+/// nvcc with the flags every generated .cu needs (MPI headers, the GPU
+/// architecture; the file is CUDA C++ whatever its name).
+std::vector<std::string> nvccCommand() {
+  const char *nv = getenv("MPIAD_NVCC");
+  std::string nvcc = nv && *nv ? nv : cudaHome() + "/bin/nvcc";
+  const char *arch = getenv("MPIAD_CUDA_ARCH");
+  std::vector<std::string> cmd = {
+      nvcc, "-x", "cu", "-std=c++17",
+      std::string("-arch=") + (arch && *arch ? arch : "sm_80"),
+      // C bindings of MPI only (the C++ ones are deprecated and noisy).
+      "-DOMPI_SKIP_MPICXX=1", "-DMPICH_SKIP_MPICXX=1"};
+  std::string incs = MPIAD_MPI_INCLUDES;
+  for (size_t b = 0; b < incs.size();) {
+    size_t e = incs.find(':', b);
+    if (e == std::string::npos)
+      e = incs.size();
+    if (e > b)
+      cmd.push_back("-I" + incs.substr(b, e - b));
+    b = e + 1;
+  }
+  return cmd;
+}
+
 /// Differentiates one file; fills `result`.
 bool generate(const Options &o, const std::string &prefix,
               const std::string &file, EmitResult &result) {
@@ -149,6 +189,8 @@ bool generate(const Options &o, const std::string &prefix,
     b = e + 1;
   }
   extra.push_back("-I" + prefix + "/include");
+  if (o.cuda) // host files may include cuda_runtime.h
+    extra.push_back("-I" + cudaHome() + "/include");
   // The generated file includes mpiad.h first; parse with the same view.
   extra.push_back("-include");
   extra.push_back(prefix + "/include/mpiad.h");
@@ -174,7 +216,7 @@ bool generate(const Options &o, const std::string &prefix,
   std::vector<std::string> rules = {prefix + "/share/mpiad/rules"};
   rules.insert(rules.end(), o.rules.begin(), o.rules.end());
   bool ok = true;
-  auto factory = makeEmitFactory(rules, result, ok);
+  auto factory = makeEmitFactory(rules, result, ok, o.cuda);
   if (!ok)
     return false;
   int rc = tool.run(factory.get());
@@ -219,9 +261,12 @@ int runDriver(int argc, const char **argv) {
       o.rules.push_back(s.substr(8));
     else if (s == "-p")
       o.compDbDir = value("-p");
+    else if (s == "--target=cuda")
+      o.cuda = true;
+    else if (s == "--target=cpu")
+      o.cuda = false;
     else if (s.rfind("--target=", 0) == 0) {
-      return fail("'" + s + "': only the CPU target is available in this "
-                            "version");
+      return fail("'" + s + "': unknown target (cpu or cuda)");
     } else if (s == "-I" || s == "-D" || s == "-U" || s == "-include" ||
                s == "-isystem") {
       std::string v = value(s.c_str());
@@ -277,6 +322,7 @@ int runDriver(int argc, const char **argv) {
   // Compile (and link) through mpicc.
   std::vector<std::string> objects;
   std::vector<std::string> temps;
+  bool usedCuda = false;
   auto cleanup = [&]() {
     for (const std::string &t : temps)
       std::remove(t.c_str());
@@ -288,7 +334,7 @@ int runDriver(int argc, const char **argv) {
       return 1;
     }
     llvm::SmallString<128> gen, obj;
-    llvm::sys::fs::createTemporaryFile("mpiad", "c", gen);
+    llvm::sys::fs::createTemporaryFile("mpiad", r.cuda ? "cu" : "c", gen);
     temps.push_back(std::string(gen));
     {
       std::ofstream f(std::string(gen), std::ios::binary);
@@ -313,7 +359,18 @@ int runDriver(int argc, const char **argv) {
     if (srcDir.empty())
       srcDir = ".";
     std::vector<std::string> cmd = compilerCommand();
-    cmd.insert(cmd.end(), o.compileFlags.begin(), o.compileFlags.end());
+    if (r.cuda) {
+      cmd = nvccCommand();
+      for (const std::string &f : o.compileFlags)
+        if (f.rfind("-O", 0) == 0 || f == "-g" || f.rfind("-D", 0) == 0 ||
+            f.rfind("-I", 0) == 0 || f.rfind("-U", 0) == 0)
+          cmd.push_back(f);
+      usedCuda = true;
+    } else {
+      cmd.insert(cmd.end(), o.compileFlags.begin(), o.compileFlags.end());
+      if (o.cuda) // host code may call the CUDA runtime (mpiad_gpu.h)
+        cmd.push_back("-I" + cudaHome() + "/include");
+    }
     cmd.push_back("-I" + std::string(srcDir));
     cmd.push_back("-I" + prefix + "/include");
     cmd.push_back("-c");
@@ -340,7 +397,17 @@ int runDriver(int argc, const char **argv) {
         cmd.push_back(f);
     cmd.insert(cmd.end(), objects.begin(), objects.end());
     cmd.insert(cmd.end(), o.objects.begin(), o.objects.end());
-    cmd.push_back(prefix + "/lib/libmpiad.a");
+    if (usedCuda || o.cuda) {
+      cmd.push_back(prefix + "/lib/libmpiad_gpu.a");
+      cmd.push_back(prefix + "/lib/libmpiad.a");
+      cmd.push_back("-L" + cudaHome() + "/lib64");
+      cmd.push_back("-Wl,-rpath," + cudaHome() + "/lib64");
+      cmd.push_back("-lnccl");
+      cmd.push_back("-lcudart");
+      cmd.push_back("-lstdc++");
+    } else {
+      cmd.push_back(prefix + "/lib/libmpiad.a");
+    }
     cmd.insert(cmd.end(), o.linkFlags.begin(), o.linkFlags.end());
     cmd.push_back("-lm");
     std::string tmpOut = out + ".mpiad-tmp";

@@ -19,12 +19,13 @@ struct EmitResult {
   std::string source;     // the rewritten file
   std::string header;     // prototypes of the generated functions
   int functions = 0;      // number of marked functions
+  bool cuda = false;      // source is CUDA C++ (--target=cuda)
 };
 
 /// A FrontendActionFactory whose actions fill `result` for the main file.
 std::unique_ptr<clang::tooling::FrontendActionFactory>
 makeEmitFactory(const std::vector<std::string> &ruleFiles, EmitResult &result,
-                bool &ok);
+                bool &ok, bool cuda = false);
 
 } // namespace mpiad
 

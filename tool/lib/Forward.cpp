@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "Backend.h"
 #include "Reverse.h"
+#include "Cuda.h"
 #include "Transform.h"
 
 #include <algorithm>
@@ -545,9 +546,20 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
        << "\n *   " << sig << "\n"
        << " * Each p_d holds a direction on entry; outputs' _d receive the "
           "directional\n * derivative (per rank, like the values).\n */\n";
+  std::string kernels;
+  if (cuda) {
+    CudaLowering cl(diag_, R.outName, "tangent of " + F.name, false);
+    cl.setFallbackLocation(F.loc);
+    if (!cl.lower({&body, &epilogue}))
+      return false;
+    kernels = cl.kernels();
+  }
   std::string text =
       functionBody(F, body, epilogue, G.tangents, skip, retType != "void");
-  finishFunction(out, head.str(), sig, text, std::move(owned));
+  finishFunction(out, kernels + head.str(), (cuda ? "extern \"C\" " : "") + sig,
+                 text, std::move(owned));
+  if (cuda)
+    out.prototype = sig + ";";
   return true;
 }
 

@@ -126,8 +126,12 @@ private:
   const CallExpr *directCall = nullptr; // `y = f(...)` / `f(...);`
   // Loops that a `#pragma mpiad checkpoint` precedes.
   std::map<const clang::ForStmt *, const PragmaRecord *> checkpointed;
+  // Loops that `#pragma mpiad parallel` or `#pragma omp parallel for`
+  // precedes.
+  std::set<const clang::ForStmt *> parallelLoops;
 
   void findCheckpointedLoops(const CompoundStmt *body);
+  bool ompParallelFor(const clang::ForStmt *fs);
 
   void error(SourceLocation loc, const std::string &msg) {
     fe.diag_.error(loc, msg);
@@ -672,6 +676,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       st->snapshots = ck->second->snapshots;
       st->checkpointLoc = ck->second->loc;
     }
+    st->parallel = parallelLoops.count(fs) || ompParallelFor(fs);
     ++loopDepth;
     lowerInto(fs->getBody(), st->body);
     --loopDepth;
@@ -881,7 +886,9 @@ void Lowering::findCheckpointedLoops(const CompoundStmt *body) {
   visit(body);
   SourceRange range = body->getSourceRange();
   for (const PragmaRecord &pr : fe.pragmas_) {
-    if (pr.kind != PragmaRecord::Checkpoint || !pr.valid ||
+    if ((pr.kind != PragmaRecord::Checkpoint &&
+         pr.kind != PragmaRecord::Parallel) ||
+        !pr.valid ||
         !(SM.isBeforeInTranslationUnit(range.getBegin(), pr.loc) &&
           SM.isBeforeInTranslationUnit(pr.loc, range.getEnd())))
       continue;
@@ -893,13 +900,42 @@ void Lowering::findCheckpointedLoops(const CompoundStmt *body) {
                         b, SM.getExpansionLoc(next->getBeginLoc()))))
         next = c;
     }
+    const auto *fs = dyn_cast_or_null<ForStmt>(next);
+    if (pr.kind == PragmaRecord::Parallel) {
+      if (fs)
+        parallelLoops.insert(fs);
+      else
+        error(pr.startLoc, "'#pragma mpiad parallel' must be followed by a "
+                           "for loop");
+      continue;
+    }
     fe.checkpointsUsed_.insert(pr.loc.getRawEncoding());
-    if (const auto *fs = dyn_cast_or_null<ForStmt>(next))
+    if (fs)
       checkpointed[fs] = &pr;
     else
       error(pr.startLoc, "'#pragma mpiad checkpoint' must be followed by a "
                          "for loop");
   }
+}
+
+/// `#pragma omp parallel for` (or `omp for`, with clauses) on the line right
+/// before the loop: read like `#pragma mpiad parallel`.  Clang drops OpenMP
+/// pragmas without -fopenmp, so the source line is read.
+bool Lowering::ompParallelFor(const ForStmt *fs) {
+  SourceLocation b = SM.getExpansionLoc(fs->getBeginLoc());
+  auto [fid, off] = SM.getDecomposedLoc(b);
+  StringRef buf = SM.getBufferData(fid);
+  size_t lineStart = buf.rfind('\n', off);
+  if (lineStart == StringRef::npos || lineStart == 0)
+    return false;
+  size_t prevStart = buf.rfind('\n', lineStart - 1);
+  prevStart = prevStart == StringRef::npos ? 0 : prevStart + 1;
+  std::string words;
+  for (char c : buf.slice(prevStart, lineStart))
+    if (c != ' ' && c != '\t')
+      words += c;
+  return words.rfind("#pragmaompparallelfor", 0) == 0 ||
+         words.rfind("#pragmaompfor", 0) == 0;
 }
 
 std::unique_ptr<Function> Frontend::lowerCopy(const FunctionDecl *fd) {

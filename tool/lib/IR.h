@@ -176,6 +176,9 @@ struct Stmt {
   bool checkpoint = false;
   std::string snapshots; // K as written, empty for the default
   clang::SourceLocation checkpointLoc;
+  // `#pragma mpiad parallel` / `#pragma omp parallel for` on this for loop:
+  // independent iterations (a kernel on the CUDA target).
+  bool parallel = false;
 };
 
 StmtP mkAssign(ExprP lhs, const std::string &op, ExprP rhs);

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Reverse.h"
+#include "Cuda.h"
 #include "Backend.h"
 #include "Checkpoint.h"
 #include "Transform.h"
@@ -309,6 +310,9 @@ public:
     Block again = recomputed(b);
     for (const StmtP &s : again)
       s->tapeSet.clear();
+    Block redo;
+    if (&b == parallelBody)
+      redo = privateRecompute(b);
     for (const StmtP &s : b) {
       Pair p = stmt(s);
       if (keepTopLevel && &b == &F.body)
@@ -316,6 +320,7 @@ public:
       append(out.first, p.first);
       revs.push_back(std::move(p.second));
     }
+    append(out.second, redo);
     for (const StmtP &s : again)
       out.second.push_back(mkAssign(s->lhs, "=", s->rhs));
     for (auto it = revs.rbegin(); it != revs.rend(); ++it)
@@ -345,6 +350,84 @@ public:
         out.push_back(s);
     }
     return out;
+  }
+
+  /// On the CUDA target the body of a parallel loop is a kernel, which
+  /// records nothing.  The reverse iteration first runs again the body's
+  /// statements that assign only its own variables (those declared in the
+  /// body), so that they hold their final values; a variable assigned once
+  /// needs no recording then.  Valid when what runs again reads no other
+  /// value the loop writes.  Returns the statements to run again (empty when
+  /// not valid: the recording then left is reported by forStmt).
+  const Block *parallelBody = nullptr;
+  Block privateRecompute(const Block &b) {
+    std::set<Var *> priv;
+    declaredIn(b, priv);
+    walk(b, [&](Stmt &st, const WalkCtx &) {
+      if (st.kind == Stmt::For && st.loopVar && st.loopVar->declaredInForInit)
+        priv.insert(st.loopVar);
+    });
+    bool ok = true;
+    std::function<Block(const Block &)> keep = [&](const Block &blk) {
+      Block out;
+      for (const StmtP &st : blk) {
+        if (st->kind == Stmt::Assign && st->lhs->kind == Expr::VarRef &&
+            priv.count(st->lhs->var)) {
+          out.push_back(mkAssign(st->lhs, st->op, st->rhs));
+        } else if (st->kind == Stmt::For || st->kind == Stmt::If) {
+          Block body = keep(st->body), els = keep(st->elseBody);
+          if (body.empty() && els.empty())
+            continue;
+          if (st->kind == Stmt::For && !priv.count(st->loopVar)) {
+            ok = false;
+            continue;
+          }
+          auto n = std::make_shared<Stmt>(*st);
+          n->tapeSet.clear();
+          n->body = body;
+          n->elseBody = els;
+          if (n->init)
+            n->init = std::make_shared<Stmt>(*n->init), n->init->tapeSet.clear();
+          out.push_back(n);
+        } else if (st->kind == Stmt::While || st->kind == Stmt::DoWhile) {
+          for (Var *v : assignedIn(st->body, M.fe_))
+            ok &= !priv.count(v);
+        }
+      }
+      return out;
+    };
+    Block redo = keep(b);
+    std::set<Var *> written, reads;
+    for (Var *w : assignedIn(b, M.fe_))
+      written.insert(aliasRoot(F, w));
+    referenced(redo, reads);
+    for (Var *r : reads)
+      ok &= priv.count(r) || !written.count(aliasRoot(F, r));
+    if (!ok)
+      return {};
+    walk(b, [&](Stmt &st, const WalkCtx &) {
+      for (auto it = st.tapeSet.begin(); it != st.tapeSet.end();)
+        if (priv.count(*it) && (*it)->assignCount == 1)
+          it = st.tapeSet.erase(it);
+        else
+          ++it;
+    });
+    for (Var *v : priv)
+      if (v->assignCount == 1 || v->declaredInForInit)
+        kernelStable.insert(v);
+    return redo;
+  }
+  /// Variables of a kernel's body that hold, in the reverse iteration, the
+  /// value the forward iteration saw (see privateRecompute): branches on
+  /// them are taken again instead of being recorded.
+  std::set<Var *> kernelStable;
+  bool stableInKernel(const ExprP &e) {
+    std::set<Var *> vs;
+    collectVars(e, vs);
+    for (Var *v : vs)
+      if (!isStable(v) && !kernelStable.count(v))
+        return false;
+    return true;
   }
 
   std::set<Var *> countedLoopVars;
@@ -718,7 +801,8 @@ public:
     Block fwd, rev;
     if (a.second.empty() && b.second.empty())
       return {{mkIf(s->cond, a.first, b.first)}, {}};
-    if (stableExpr(s->cond)) {
+    if (stableExpr(s->cond) ||
+        (!kernelStable.empty() && stableInKernel(s->cond))) {
       fwd.push_back(mkIf(s->cond, a.first, b.first));
       rev.push_back(mkIf(s->cond, a.second, b.second));
       return {fwd, rev};
@@ -780,7 +864,26 @@ public:
     auto sw = swaps.find(s.get());
     if (sw != swaps.end() && sw->second.dst->active && sw->second.src->active)
       return swappedCopy(sw->second);
+    bool kernel = M.cuda && s->parallel;
+    if (kernel)
+      parallelBody = &s->body;
     Pair body = block(s->body);
+    if (kernel) {
+      parallelBody = nullptr;
+      kernelStable.clear();
+      // What the kernel's reverse would still have to record.
+      bool recorded = false;
+      walk(s->body, [&](Stmt &st, const WalkCtx &) {
+        if (st.tapeSet.empty() || recorded)
+          return;
+        recorded = true;
+        error(st.loc, "on the CUDA target the reverse sweep of a parallel "
+                      "loop cannot record values, and it needs the value of '" +
+                          (*st.tapeSet.begin())->userName +
+                          "' that this statement overwrites; compute it into "
+                          "a new variable declared in the loop body");
+      });
+    }
     auto loop = std::make_shared<Stmt>(*s);
     loop->body = body.first;
     Block fwd, rev;
@@ -825,8 +928,16 @@ public:
     r->cond = mkBinary(cmp, mkVar(i), lo);
     r->step = mkAssign(mkVar(i), op, mkInt(1));
     r->body = body.second;
+    // The reversed loop is parallel too (any order of independent
+    // iterations), and counted: from `first` to `lo`.
+    r->parallel = s->parallel;
+    r->loopVar = i;
+    r->loopLo = first;
+    r->loopHi = lo;
+    r->loopCmp = cmp;
+    r->loopStep = s->loopStep > 0 ? -1 : 1;
     Block gather;
-    if (s->loopStep > 0 && i->declaredInForInit &&
+    if (!kernel && s->loopStep > 0 && i->declaredInForInit &&
         gatherForm(i, lo, first, body.second, gather, overwriteOf(s.get())))
       append(rev, gather);
     else
@@ -1940,6 +2051,17 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
       G.sweepBarrier.empty())
     G.fuseLastLoop(sweeps, seed);
 
+  // --target=cuda: kernels for the parallel loops, device calls.
+  std::string kernels;
+  if (cuda) {
+    CudaLowering cl(diag_, R.outName, "adjoint of " + F.name, false);
+    cl.setFallbackLocation(F.loc);
+    if (!cl.lower({&prologue, &sweeps.first, &keepFinal, &seed,
+                   &sweeps.second, &epilogue}))
+      return false;
+    kernels = cl.kernels();
+  }
+
   // Declarations: every hoisted variable the sweeps use, shadows zeroed.
   std::set<Var *> used, inline_;
   referenced(sweeps.first, used);
@@ -1969,7 +2091,7 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
     std::string d = printDecl(*x, isShadow);
     if (isShadow || scalarLike(*x))
       d += zeroInit(*x);
-    decls.push_back(mkOpaqueDecl(d));
+    decls.push_back(mkOpaqueDecl(cuda ? CudaLowering::deviceDecl(d) : d));
   }
 
   // Assemble.
@@ -2023,7 +2145,10 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
   }
   if (retType != "void")
     body += "  return " + F.retVar->name + ";\n";
-  finishFunction(out, head.str(), sig, body, std::move(owned));
+  finishFunction(out, kernels + head.str(), (cuda ? "extern \"C\" " : "") + sig,
+                 body, std::move(owned));
+  if (cuda)
+    out.prototype = sig + ";";
   return true;
 }
 

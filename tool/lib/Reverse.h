@@ -55,6 +55,9 @@ public:
   void finishFunction(Generated &out, const std::string &head,
                       const std::string &sig, const std::string &body,
                       std::unique_ptr<Function> owned);
+  /// The primal of a marked function for the GPU (--target=cuda, Cuda.cpp).
+  bool generatePrimalCuda(const clang::FunctionDecl *fd, Generated &out);
+  bool cuda = false; // --target=cuda: pointers are device pointers
   std::set<std::string> defined_; // names the file defines (not declares)
   std::string pendingHelpers_;
   std::vector<std::unique_ptr<Function>> owned_;

@@ -1,0 +1,85 @@
+/* Marked functions for the CUDA target tests (cuda/compile.c, cuda/exec.c):
+ * a replicated-parameter loss summed over ranks, a stencil with boundary
+ * copies, and a cubic energy in forward mode. */
+#include <math.h>
+#include <mpi.h>
+
+#pragma mpiad differentiate wrt(x, theta) replicated(theta)
+double loss(const double *x, const double *theta, int n, MPI_Comm comm) {
+  double s = 0;
+#pragma mpiad parallel
+  for (int i = 0; i < n; i++) {
+    double r = theta[0] * x[i] - theta[1];
+    s += r * r + sin(x[i]);
+  }
+  double g;
+  MPI_Allreduce(&s, &g, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return g;
+}
+
+#pragma mpiad differentiate wrt(u) output(v)
+void smooth(const double *u, double *v, int n, double a) {
+#pragma mpiad parallel
+  for (int i = 1; i < n - 1; i++)
+    v[i] = a * u[i - 1] + u[i] * u[i] + a * u[i + 1];
+  v[0] = u[0];
+  v[n - 1] = u[n - 1];
+}
+
+#pragma mpiad differentiate forward wrt(x) name(energy_d)
+double energy(const double *x, int n, MPI_Comm comm) {
+  double e = 0;
+#pragma omp parallel for reduction(+ : e)
+  for (int i = 0; i < n; i++)
+    e += x[i] * x[i] * x[i];
+  double t;
+  MPI_Allreduce(&e, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return t;
+}
+
+/* The loss of samples/fitting (logistic regression, data split over ranks)
+ * with its sample loop marked parallel: the adjoint kernel computes z and m
+ * again, branches on m again, and sums the gradient of b in a block
+ * reduction. */
+#pragma mpiad differentiate wrt(w, b) replicated(w, b, d, lambda)
+double logistic(const double *w, double b, const double *X, const double *y,
+                int n, int d, double lambda, MPI_Comm comm) {
+  double local = 0.0;
+#pragma mpiad parallel
+  for (int i = 0; i < n; i++) {
+    double z = b;
+    for (int j = 0; j < d; j++)
+      z += w[j] * X[i * d + j];
+    double m = -y[i] * z;
+    if (m > 0.0)
+      local += m + log(1.0 + exp(-m));
+    else
+      local += log(1.0 + exp(m));
+  }
+  double count = n;
+  double total = 0.0, total_count = 0.0;
+  MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Allreduce(&count, &total_count, 1, MPI_DOUBLE, MPI_SUM, comm);
+  double reg = 0.0;
+#pragma mpiad parallel
+  for (int j = 0; j < d; j++)
+    reg += w[j] * w[j];
+  return total / total_count + 0.5 * lambda * reg;
+}
+
+/* One pass: the adjoint runs inside the forward loop (sweep fusion). */
+#pragma mpiad differentiate wrt(x)
+double dot(const double *x, const double *y, int n) {
+  double s = 0;
+#pragma mpiad parallel
+  for (int i = 0; i < n; i++)
+    s += x[i] * y[i];
+  return s;
+}
+
+/* Communication on device buffers: the product over ranks and its adjoint
+ * through libmpiad_gpu. */
+#pragma mpiad differentiate wrt(x) output(y)
+void prodall(const double *x, double *y, int n, MPI_Comm comm) {
+  MPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_PROD, comm);
+}
