@@ -768,18 +768,15 @@ static mpiad_result_t sendrecv_reverse(const mpiad_gpu_record *r, void *send_b,
     int got = 0;
     GPU_TRY_MPI(MPI_Get_count(&st, elem_mpi(r->send_e), &got));
     if (got > 0 && got != MPI_UNDEFINED)
-      GPU_TRY(
-          mpiad_gpu_impl_acc(send_b, G, (size_t)got, r->send_e, s->stream));
+      GPU_TRY(mpiad_gpu_impl_acc(send_b, G, (size_t)got, r->send_e, s->stream));
   }
   return sync(s);
 }
 
-extern "C" mpiad_result_t
-mpiad_gpu_sendrecv_fwd(const void *sendbuf, int sendcount,
-                       MPI_Datatype sendtype, int dest, int sendtag,
-                       void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                       int source, int recvtag, MPI_Comm comm,
-                       MPI_Status *status) {
+extern "C" mpiad_result_t mpiad_gpu_sendrecv_fwd(
+    const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+    int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+    int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
   const char *fn = "mpiad_gpu_sendrecv_fwd";
   int se = 0, re = 0;
   GPU_TRY(check_tc(fn, sendtype, sendcount, &se));
@@ -821,15 +818,15 @@ mpiad_gpu_sendrecv_replace_fwd(void *buf, int count, MPI_Datatype datatype,
     GPU_ARG_ERROR("%s: NULL buffer", fn);
   mpiad_gpu_state *s;
   GPU_TRY(mpiad_gpu_impl_state(comm, &s));
-  return sendrecv_forward(REC_SENDRECV_REPLACE, s, buf, count, e, dest,
-                          sendtag, buf, count, e, source, recvtag, comm,
-                          status);
+  return sendrecv_forward(REC_SENDRECV_REPLACE, s, buf, count, e, dest, sendtag,
+                          buf, count, e, source, recvtag, comm, status);
 }
 
-extern "C" mpiad_result_t
-mpiad_gpu_sendrecv_replace_rev(void *buf_b, int count, MPI_Datatype datatype,
-                               int dest, int sendtag, int recvtag,
-                               MPI_Comm comm) {
+extern "C" mpiad_result_t mpiad_gpu_sendrecv_replace_rev(void *buf_b, int count,
+                                                         MPI_Datatype datatype,
+                                                         int dest, int sendtag,
+                                                         int recvtag,
+                                                         MPI_Comm comm) {
   const char *fn = "mpiad_gpu_sendrecv_replace_rev";
   int e = 0;
   (void)dest;

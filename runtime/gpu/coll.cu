@@ -428,6 +428,12 @@ mpiad_result_t mpiad_gpu_impl_sendrecv(mpiad_gpu_state *s, const void *send,
     }
     return nccl_status(status, source, rtag, rn, re);
   }
+  /* MPI checks the tags even for MPI_PROC_NULL (a recorded tag may be
+   * MPI_ANY_TAG, from the status of a receive from MPI_PROC_NULL). */
+  if (dest == MPI_PROC_NULL)
+    stag = 0;
+  if (source == MPI_PROC_NULL)
+    rtag = 0;
   int sc = 0, rc = 0, got = 0;
   GPU_TRY(int_count(sn, &sc));
   GPU_TRY(int_count(rn, &rc));

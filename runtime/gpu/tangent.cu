@@ -134,10 +134,9 @@ static mpiad_result_t launch_owner_cand(const void *x, const void *m,
 }
 
 template <class T>
-static mpiad_result_t launch_owner_term(const int32_t *cand, int rank,
-                                        const void *xd, const void *m,
-                                        void *term, void *out, size_t n,
-                                        cudaStream_t st) {
+static mpiad_result_t
+launch_owner_term(const int32_t *cand, int rank, const void *xd, const void *m,
+                  void *term, void *out, size_t n, cudaStream_t st) {
   owner_term_kernel<T><<<grid(n), MPIAD_GPU_THREADS, 0, st>>>(
       cand, rank, (const T *)xd, (const T *)m, (T *)term, (T *)out, n);
   GPU_TRY_CUDA(cudaGetLastError());
@@ -270,12 +269,10 @@ static mpiad_result_t reduce_tan_common(const char *fn, const void *send,
   return sync(s);
 }
 
-extern "C" mpiad_result_t mpiad_gpu_allreduce_tan(const void *send,
-                                                  const void *send_d,
-                                                  void *recv, void *recv_d,
-                                                  int count,
-                                                  MPI_Datatype datatype,
-                                                  MPI_Op op, MPI_Comm comm) {
+extern "C" mpiad_result_t
+mpiad_gpu_allreduce_tan(const void *send, const void *send_d, void *recv,
+                        void *recv_d, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm) {
   return reduce_tan_common("mpiad_gpu_allreduce_tan", send, send_d, recv,
                            recv_d, count, datatype, op, -1, comm);
 }
@@ -347,10 +344,9 @@ static mpiad_result_t unpack2(const char *fn, mpiad_gpu_state *s,
   return MPIAD_SUCCESS;
 }
 
-extern "C" mpiad_result_t mpiad_gpu_send_tan(const void *buf,
-                                             const void *buf_d, int count,
-                                             MPI_Datatype datatype, int dest,
-                                             int tag, MPI_Comm comm) {
+extern "C" mpiad_result_t mpiad_gpu_send_tan(const void *buf, const void *buf_d,
+                                             int count, MPI_Datatype datatype,
+                                             int dest, int tag, MPI_Comm comm) {
   const char *fn = "mpiad_gpu_send_tan";
   int e = 0;
   GPU_TRY(check_p2p(fn, datatype, count, buf, &e));
@@ -408,11 +404,9 @@ mpiad_gpu_sendrecv_tan(const void *sendbuf, const void *send_d, int sendcount,
   return unpack2(fn, s, &st, pr, recvbuf, recv_d, recvcount, re, status);
 }
 
-extern "C" mpiad_result_t
-mpiad_gpu_sendrecv_replace_tan(void *buf, void *buf_d, int count,
-                               MPI_Datatype datatype, int dest, int sendtag,
-                               int source, int recvtag, MPI_Comm comm,
-                               MPI_Status *status) {
+extern "C" mpiad_result_t mpiad_gpu_sendrecv_replace_tan(
+    void *buf, void *buf_d, int count, MPI_Datatype datatype, int dest,
+    int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
   const char *fn = "mpiad_gpu_sendrecv_replace_tan";
   int e = 0;
   GPU_TRY(check_p2p(fn, datatype, count, buf, &e));

@@ -42,7 +42,11 @@ const std::set<std::string> kDeviceComm = {
     "reduce_fwd",    "reduce_rev",      "bcast_rev",
     "allgather_rev", "reduce_scatter_block_rev", "send_rev",
     "recv_rev",      "alltoall_rev",    "gather_rev",
-    "scatter_rev",   "send_fwd",        "recv_fwd"};
+    "scatter_rev",   "send_fwd",        "recv_fwd",
+    "sendrecv",      "sendrecv_fwd",    "sendrecv_rev",
+    "sendrecv_replace", "sendrecv_replace_fwd", "sendrecv_replace_rev",
+    "allreduce_tan", "reduce_tan",      "send_tan",
+    "recv_tan",      "sendrecv_tan",    "sendrecv_replace_tan"};
 
 /// "MPI_Allreduce" -> "allreduce", "mpiad_bcast_rev" -> "bcast_rev", else "".
 std::string commKey(const std::string &name) {
@@ -316,7 +320,11 @@ bool CudaLowering::rewriteHostCalls(StmtP &s) {
       } else if (devArg && kDeviceComm.count(key)) {
         name = "mpiad_gpu_" + key;
         changed = true;
-      } else if (devArg && !kDeviceMath.count(name)) {
+      } else if (devArg && !kDeviceMath.count(name) &&
+                 name.rfind("mpiad_push_ptr", 0) != 0 &&
+                 name.rfind("mpiad_pop_ptr", 0) != 0) {
+        // (The tape records pointer values on the host, whatever they
+        // point to.)
         diag_.error(at(s->loc), "'" + name + "' gets device pointers on the CUDA "
                             "target and has no device version");
         ok = false;
@@ -332,13 +340,15 @@ bool CudaLowering::rewriteHostCalls(StmtP &s) {
   auto n = std::make_shared<Stmt>(*s);
   n->lhs = map(s->lhs);
   n->rhs = map(s->rhs);
-  // CUDA C++ converts no void * implicitly: cast the device allocations.
+  // CUDA C++ converts no void * implicitly: cast the device allocations and
+  // the pointers popped from the tape.
   Var *target = s->kind == Stmt::Decl ? s->var
                 : s->lhs && s->lhs->kind == Expr::VarRef ? s->lhs->var
                                                           : nullptr;
   if (target && target->type.ptrDepth > 0 && n->rhs &&
       n->rhs->kind == Expr::Call &&
-      (n->rhs->text == "mpiad_gpu_malloc" || n->rhs->text == "mpiad_gpu_calloc"))
+      (n->rhs->text == "mpiad_gpu_malloc" ||
+       n->rhs->text == "mpiad_gpu_calloc" || n->rhs->text == "mpiad_pop_ptr"))
     n->rhs = mkCast(printType(target->type), n->rhs, target->type.elem,
                     target->type.ptrDepth);
   s = n;

@@ -11,7 +11,9 @@
  *     MPI path, CUDA stream) and the batched sum over ranks;
  *   - coll.cu: collectives and point-to-point on device buffers;
  *   - adjoint.cu: forward-recording and reverse helpers of MPI calls on
- *     device buffers (the device versions of those in mpiad.h).
+ *     device buffers (the device versions of those in mpiad.h);
+ *   - tangent.cu: tangent (forward-mode) helpers of MPI calls on device
+ *     buffers (the device versions of the *_tan helpers of mpiad.h).
  *
  * Link order: -lmpiad_gpu -lmpiad -lnccl -lcudart plus MPI.
  *
@@ -363,6 +365,38 @@ mpiad_result_t mpiad_gpu_recv(void *buf, int count, MPI_Datatype datatype,
                               int source, int tag, MPI_Comm comm,
                               MPI_Status *status);
 
+/** MPI_Sendrecv on device buffers: sends sendcount elements of sendbuf to
+ *  dest and receives up to recvcount elements from source into recvbuf
+ *  (the send and receive datatypes may differ; each MPI_DOUBLE or
+ *  MPI_FLOAT); status (may be MPI_STATUS_IGNORE) is filled as by
+ *  MPI_Sendrecv.  dest and source may be MPI_PROC_NULL (that half is
+ *  skipped).  MPI path: one MPI_Sendrecv of host copies, with the user's
+ *  tags; wildcards allowed, fewer than recvcount elements may arrive.  NCCL
+ *  path: ncclSend and ncclRecv in one NCCL group (so a ring of sendrecv
+ *  calls does not deadlock); tags are not transmitted (messages between two
+ *  ranks match in posting order), MPI_ANY_SOURCE / MPI_ANY_TAG give
+ *  MPIAD_ERR_ARG, exactly recvcount elements are received (the peer must
+ *  send that many); an exchange with this rank itself on both sides is a
+ *  device copy (sendcount == recvcount, the same datatype), and one with
+ *  this rank on one side only gives MPIAD_ERR_ARG.  The buffers must not
+ *  overlap. */
+mpiad_result_t mpiad_gpu_sendrecv(const void *sendbuf, int sendcount,
+                                  MPI_Datatype sendtype, int dest, int sendtag,
+                                  void *recvbuf, int recvcount,
+                                  MPI_Datatype recvtype, int source,
+                                  int recvtag, MPI_Comm comm,
+                                  MPI_Status *status);
+
+/** MPI_Sendrecv_replace on a device buffer: sends buf[0..count) to dest,
+ *  then buf[0..m) is replaced by the m elements received from source (the
+ *  rest is kept; m == count on the NCCL path).  Paths and rules as
+ *  mpiad_gpu_sendrecv (NCCL path: the outgoing data are sent from a device
+ *  copy). */
+mpiad_result_t mpiad_gpu_sendrecv_replace(void *buf, int count,
+                                          MPI_Datatype datatype, int dest,
+                                          int sendtag, int source, int recvtag,
+                                          MPI_Comm comm, MPI_Status *status);
+
 /* ------------------------------------------------------------------------- */
 /* Adjoints of MPI calls on device buffers                                   */
 /* ------------------------------------------------------------------------- */
@@ -470,13 +504,13 @@ mpiad_result_t mpiad_gpu_scatter_rev(void *send_b, int sendcount, void *recv_b,
                                      int root, MPI_Comm comm);
 
 /* Point to point.  The forward helpers send/receive (mpiad_gpu_send /
- * mpiad_gpu_recv) and record the message; the reverse sends the adjoint back
- * the other way.  MPI path: the adjoint messages travel on a private
- * duplicate of the communicator (made with the state), with the message's
- * actual tag, so they never match a user message, and blocking messages of
- * the same (sender, receiver, tag) are reversed in mirror order on both
- * sides.  NCCL path: on the NCCL communicator, in mirror order.  Both sides
- * of a message must use these helpers. */
+ * mpiad_gpu_recv / mpiad_gpu_sendrecv / mpiad_gpu_sendrecv_replace) and
+ * record the message; the reverse sends the adjoint back the other way.  MPI
+ * path: the adjoint messages travel on a private duplicate of the communicator
+ * (made with the state), with the message's actual tag, so they never match a
+ * user message, and blocking messages of the same (sender, receiver, tag) are
+ * reversed in mirror order on both sides.  NCCL path: on the NCCL communicator,
+ * in mirror order.  Both sides of a message must use these helpers. */
 
 /** Forward sweep of MPI_Send: mpiad_gpu_send, then the message is
  *  recorded. */
@@ -502,6 +536,153 @@ mpiad_result_t mpiad_gpu_recv_fwd(void *buf, int count, MPI_Datatype datatype,
  *  zeroes recv_b[0..m).  Nothing is sent for MPI_PROC_NULL. */
 mpiad_result_t mpiad_gpu_recv_rev(void *recv_b, int count,
                                   MPI_Datatype datatype, MPI_Comm comm);
+
+/** Forward sweep of MPI_Sendrecv: mpiad_gpu_sendrecv, then ONE record of
+ *  both halves: dest, tag and count of the send; the ACTUAL source and tag
+ *  and the number of elements received (status may be MPI_STATUS_IGNORE). */
+mpiad_result_t mpiad_gpu_sendrecv_fwd(const void *sendbuf, int sendcount,
+                                      MPI_Datatype sendtype, int dest,
+                                      int sendtag, void *recvbuf, int recvcount,
+                                      MPI_Datatype recvtype, int source,
+                                      int recvtag, MPI_Comm comm,
+                                      MPI_Status *status);
+
+/** Reverse of mpiad_gpu_sendrecv_fwd: ONE exchange (mpiad_gpu_sendrecv with
+ *  the halves swapped, on the adjoint channel) that sends recv_b[0..m) (m
+ *  the number of elements received; zeros if recv_b is NULL) to the actual
+ *  source and receives the adjoint of the sent message from dest into
+ *  device scratch; send_b += that (NULL: discarded); recv_b[0..m) = 0.
+ *  Nothing goes to / comes from an MPI_PROC_NULL peer.  The arguments other
+ *  than send_b, recv_b and the datatypes are taken from the record. */
+mpiad_result_t mpiad_gpu_sendrecv_rev(void *send_b, int sendcount,
+                                      MPI_Datatype sendtype, int dest,
+                                      int sendtag, void *recv_b, int recvcount,
+                                      MPI_Datatype recvtype, int recvtag,
+                                      MPI_Comm comm);
+
+/** Forward sweep of MPI_Sendrecv_replace: mpiad_gpu_sendrecv_replace, then
+ *  one record of both halves (as mpiad_gpu_sendrecv_fwd). */
+mpiad_result_t mpiad_gpu_sendrecv_replace_fwd(void *buf, int count,
+                                              MPI_Datatype datatype, int dest,
+                                              int sendtag, int source,
+                                              int recvtag, MPI_Comm comm,
+                                              MPI_Status *status);
+
+/** Reverse of mpiad_gpu_sendrecv_replace_fwd: one exchange that sends
+ *  buf_b[0..m) (m received; zeros if NULL) to the actual source and
+ *  receives the adjoint of the sent buffer from dest into device scratch;
+ *  then buf_b[0..m) = 0 and buf_b[0..count) += the received adjoint.  The
+ *  adjoint of the elements the receive did not overwrite (m < count, MPI
+ *  path only) is kept. */
+mpiad_result_t mpiad_gpu_sendrecv_replace_rev(void *buf_b, int count,
+                                              MPI_Datatype datatype, int dest,
+                                              int sendtag, int recvtag,
+                                              MPI_Comm comm);
+
+/* ------------------------------------------------------------------------- */
+/* Tangents of MPI calls on device buffers                                   */
+/* ------------------------------------------------------------------------- */
+/* The device versions of the helpers in the "Tangents of MPI communication"
+ * section of mpiad.h, called INSTEAD of the MPI call: same argument lists,
+ * same contract (the primal output written, output tangents OVERWRITTEN;
+ * NULL tangent = no derivative on this rank: zeros sent or reduced, a
+ * received tangent discarded, the same communication made; MPI_IN_PLACE
+ * for the tangent exactly where the primal is in place (or NULL), the input
+ * tangent then read from recv_d; float arithmetic in double, rounded once
+ * per stored value), all buffers DEVICE pointers.  Nothing is recorded.
+ * Errors: MPIAD_ERR_ARG before any communication, as everywhere above.
+ *
+ * Only the calls whose tangent is not the same call on the tangent buffers
+ * have a helper: for MPI_Bcast, MPI_Allgather, MPI_Alltoall, MPI_Gather,
+ * MPI_Scatter and MPI_Reduce_scatter_block (SUM) the tangent is a second
+ * mpiad_gpu_* call on the "_d" buffers, as on the CPU. */
+
+/** Tangent of MPI_Allreduce with op in {MPI_SUM, MPI_PROD, MPI_MAX,
+ *  MPI_MIN} (send may be MPI_IN_PLACE, then send_d is MPI_IN_PLACE or NULL
+ *  and the input tangent is read from recv_d).  recv = the primal result;
+ *  recv_d = sum over ranks r of dy/dx_r * x_d_r.
+ *    SUM:  the allreduce of the primal (as mpiad_gpu_allreduce), then one
+ *          SUM allreduce of the tangents: two collectives.
+ *    PROD: one PROD allreduce of [product of the non-zero inputs |
+ *          2^(number of zero inputs)] (recv = +0.0 where some input is
+ *          zero, else the product), then one SUM allreduce of the local
+ *          terms (product of the other ranks' inputs) * x_d, exact with one
+ *          zero factor (only the zero's rank contributes) and with two or
+ *          more (0), never NaN from a zero: two collectives.
+ *    MAX/MIN: the allreduce of the values, a MIN allreduce of the ranks
+ *          holding the extreme (ties go to the LOWEST rank, as in
+ *          mpiad_gpu_allreduce_fwd; NCCL has no MAXLOC), then one SUM of
+ *          (owner ? x_d : 0): recv_d = the owner's tangent; three
+ *          collectives.
+ *  No communication for count == 0. */
+mpiad_result_t mpiad_gpu_allreduce_tan(const void *send, const void *send_d,
+                                       void *recv, void *recv_d, int count,
+                                       MPI_Datatype datatype, MPI_Op op,
+                                       MPI_Comm comm);
+
+/** Tangent of MPI_Reduce to root, as mpiad_gpu_allreduce_tan; only the root
+ *  writes recv and recv_d (ignored, may be NULL, elsewhere); send ==
+ *  MPI_IN_PLACE only at the root.  SUM: a reduce of the primal and one of
+ *  the tangents; PROD/MAX/MIN: the allreduces above (every rank needs the
+ *  product of the others / the owner), then one SUM reduce of the local
+ *  terms to the root. */
+mpiad_result_t mpiad_gpu_reduce_tan(const void *send, const void *send_d,
+                                    void *recv, void *recv_d, int count,
+                                    MPI_Datatype datatype, MPI_Op op, int root,
+                                    MPI_Comm comm);
+
+/* Point to point: the primal and the tangent travel as ONE message, packed
+ * [primal | tangent] in device scratch (2 * count elements of the same
+ * datatype), with the primal's destination, tag and communicator (through
+ * mpiad_gpu_send / _recv / _sendrecv, so the rules of those calls hold:
+ * NCCL path without wildcards and with exact counts).  Message matching is
+ * exactly the primal's, and a received tangent always comes from the actual
+ * sender.  Both sides of every message must use these helpers; count must
+ * be at most INT_MAX / 2.  MPI path: a receive helper given a message of
+ * odd length, or longer than 2 * count, returns MPIAD_ERR_ARG (NCCL cannot
+ * tell).  The receiving helpers fill a user status (may be
+ * MPI_STATUS_IGNORE) as the primal call would: actual source and tag, and
+ * MPI_Get_count gives the PRIMAL number of elements received (m <= count;
+ * only buf[0..m) and buf_d[0..m) are written).  MPI_PROC_NULL works as in
+ * MPI. */
+
+/** Tangent of MPI_Send: one mpiad_gpu_send of [buf | buf_d] (buf_d NULL:
+ *  zeros).  NCCL path: completes when the receiver has posted its receive
+ *  (as mpiad_gpu_send). */
+mpiad_result_t mpiad_gpu_send_tan(const void *buf, const void *buf_d, int count,
+                                  MPI_Datatype datatype, int dest, int tag,
+                                  MPI_Comm comm);
+
+/** Tangent of MPI_Recv: one mpiad_gpu_recv of up to 2 * count elements into
+ *  device scratch, split into buf and buf_d (NULL: discarded). */
+mpiad_result_t mpiad_gpu_recv_tan(void *buf, void *buf_d, int count,
+                                  MPI_Datatype datatype, int source, int tag,
+                                  MPI_Comm comm, MPI_Status *status);
+
+/** Tangent of MPI_Sendrecv: one mpiad_gpu_sendrecv of the packed messages
+ *  (send_d NULL: zeros sent; recv_d NULL: the received tangent
+ *  discarded). */
+mpiad_result_t mpiad_gpu_sendrecv_tan(const void *sendbuf, const void *send_d,
+                                      int sendcount, MPI_Datatype sendtype,
+                                      int dest, int sendtag, void *recvbuf,
+                                      void *recv_d, int recvcount,
+                                      MPI_Datatype recvtype, int source,
+                                      int recvtag, MPI_Comm comm,
+                                      MPI_Status *status);
+
+/** Tangent of MPI_Sendrecv_replace: one mpiad_gpu_sendrecv between two
+ *  device scratch regions (the outgoing [buf | buf_d] and the incoming
+ *  message); then buf[0..m) and buf_d[0..m) are replaced by the m received
+ *  elements, the rest of both is kept (as MPI_Sendrecv_replace keeps it). */
+mpiad_result_t mpiad_gpu_sendrecv_replace_tan(void *buf, void *buf_d, int count,
+                                              MPI_Datatype datatype, int dest,
+                                              int sendtag, int source,
+                                              int recvtag, MPI_Comm comm,
+                                              MPI_Status *status);
+
+/* ------------------------------------------------------------------------- */
+/* The record stack                                                          */
+/* ------------------------------------------------------------------------- */
 
 /** Bytes of device memory held by records on the record stack (0 once every
  *  forward helper has been reversed). */

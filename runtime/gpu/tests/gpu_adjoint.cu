@@ -10,6 +10,8 @@
  *     ranks, with J dx computed on the host (1e-12 relative for double,
  *     1e-6 for float, whose results are rounded to float);
  *   - the record stack empty after every forward/reverse pair.
+ * Point to point: send/recv, sendrecv and sendrecv_replace (rings, NULL
+ * shadows, MPI_PROC_NULL, wildcards and short messages on the MPI path).
  * On MPI_COMM_WORLD (default path) and on a duplicate forced to the staged
  * MPI path.
  */
@@ -564,6 +566,156 @@ static void test_p2p(MPI_Comm c, const char *path, int wildcards) {
   mpiad_gpu_free(rb);
 }
 
+/* Sendrecv: y_r = x_prev.  variant 0: ring (with itself on one rank); 1:
+ * ring, NULL shadows on rank 0; 2: open chain r -> r + 1 (MPI_PROC_NULL at
+ * the ends); 3 (MPI path): ring with wildcards and a receive count above
+ * what arrives. */
+template <class T>
+static void test_sendrecv(MPI_Comm c, const char *path, int variant) {
+  int rank, size;
+  MPI_Comm_rank(c, &rank);
+  MPI_Comm_size(c, &size);
+  MPI_Datatype t = ty<T>::mpi();
+  const int n = 6, rn = variant == 3 ? n + 3 : n;
+  static const char *const vn[4] = {"ring", "ring, NULL shadows on rank 0",
+                                    "open chain", "ring, wildcards"};
+  char what[200], w[260];
+  snprintf(what, sizeof what, "%s sendrecv %s %s", path, ty<T>::name(),
+           vn[variant]);
+  int chain = variant == 2, null0 = variant == 1 && rank == 0;
+  int dest =
+      chain ? (rank + 1 < size ? rank + 1 : MPI_PROC_NULL) : (rank + 1) % size;
+  int next = dest;
+  int prev =
+      chain ? (rank > 0 ? rank - 1 : MPI_PROC_NULL) : (rank + size - 1) % size;
+  int source = variant == 3 ? MPI_ANY_SOURCE : prev;
+  int rtag = variant == 3 ? MPI_ANY_TAG : prev == MPI_PROC_NULL ? 0 : 40 + prev;
+  vec x(n), dx(n), yb(rn), xb0(n), wx(rn, -7.0), want(n, 0.0);
+  for (int k = 0; k < n; ++k) {
+    x[k] = val(rank, k);
+    dx[k] = dxv(rank, k);
+    xb0[k] = xb0v(rank, k);
+    if (prev != MPI_PROC_NULL)
+      wx[k] = (double)(T)val(prev, k);
+    /* x_b += y_b of the rank that received x (zeros from NULL shadows) */
+    if (next != MPI_PROC_NULL && !(variant == 1 && next == 0))
+      want[k] = (double)(T)ybv(next, k);
+  }
+  for (int k = 0; k < rn; ++k)
+    yb[k] = ybv(rank, k);
+  T *s = dput<T>(x), *r = dput<T>(vec(rn, -7.0));
+  MPI_Status st;
+  T_OK(mpiad_gpu_sendrecv_fwd(s, n, t, dest, 40 + rank, r, rn, t, source, rtag,
+                              c, &st));
+  snprintf(w, sizeof w, "%s: forward value", what);
+  expect_near(w, dget(r, rn), wx, 0.0);
+  snprintf(w, sizeof w, "%s: forward status", what);
+  int cnt = -1;
+  MPI_Get_count(&st, t, &cnt);
+  if (prev == MPI_PROC_NULL)
+    expect_true(w, st.MPI_SOURCE == MPI_PROC_NULL && cnt == 0);
+  else
+    expect_true(w,
+                st.MPI_SOURCE == prev && st.MPI_TAG == 40 + prev && cnt == n);
+  expect_int("sendrecv_fwd: one record", (long)mpiad_gpu_record_count(), 1);
+
+  T *sb = null0 ? NULL : dput<T>(xb0), *rb = null0 ? NULL : dput<T>(yb);
+  T_OK(mpiad_gpu_sendrecv_rev(sb, n, t, dest, 40 + rank, rb, rn, t, rtag, c));
+  check_stack_empty(what);
+  vec xb(n, 0.0);
+  if (!null0) {
+    xb = minus(dget(sb, n), rounded<T>(xb0));
+    snprintf(w, sizeof w, "%s: send_b += y_b of the receiver", what);
+    expect_near(w, xb, want, ty<T>::tol());
+    /* the received part of recv_b is zeroed, the rest is kept */
+    vec rw = rounded<T>(yb);
+    for (int k = 0; k < (prev == MPI_PROC_NULL ? 0 : n); ++k)
+      rw[k] = 0.0;
+    snprintf(w, sizeof w, "%s: recv_b", what);
+    expect_near(w, dget(rb, rn), rw, 0.0);
+  }
+  /* <J dx, y_b> = sum_r <dx_prev, y_b_r[0..n)> over ranks with a source
+   * and a shadow; <dx, J^T y_b> = sum_r <dx_r, x_b_r>. */
+  double lhs = 0.0;
+  if (prev != MPI_PROC_NULL && !null0 && !(variant == 1 && prev == 0))
+    for (int k = 0; k < n; ++k)
+      lhs += dxv(prev, k) * (double)(T)yb[k];
+  expect_dot(what, gsum(lhs, c), gsum(null0 ? 0.0 : dot(dx, xb), c),
+             ty<T>::tol());
+  mpiad_gpu_free(s);
+  mpiad_gpu_free(r);
+  mpiad_gpu_free(sb);
+  mpiad_gpu_free(rb);
+}
+
+/* Sendrecv_replace: y_r[k] = x_prev[k] for k < m_r (received), else x_r[k].
+ * variant 0: ring; 1: ring, NULL shadow on rank 0; 2: open chain; 3 (MPI
+ * path): open chain with counts n + r (rank r > 0 receives one element less
+ * than its count: the adjoint of its last element flows through). */
+template <class T>
+static void test_sendrecv_replace(MPI_Comm c, const char *path, int variant) {
+  int rank, size;
+  MPI_Comm_rank(c, &rank);
+  MPI_Comm_size(c, &size);
+  MPI_Datatype t = ty<T>::mpi();
+  static const char *const vn[4] = {"ring", "ring, NULL shadow on rank 0",
+                                    "open chain", "open chain, short messages"};
+  char what[200], w[260];
+  snprintf(what, sizeof what, "%s sendrecv_replace %s %s", path, ty<T>::name(),
+           vn[variant]);
+  const int n0 = 5;
+  int chain = variant >= 2, null0 = variant == 1 && rank == 0;
+  int cnt = variant == 3 ? n0 + rank : n0;
+  int dest =
+      chain ? (rank + 1 < size ? rank + 1 : MPI_PROC_NULL) : (rank + 1) % size;
+  int prev =
+      chain ? (rank > 0 ? rank - 1 : MPI_PROC_NULL) : (rank + size - 1) % size;
+  /* elements received here, and by dest (all of this rank's count) */
+  int m = prev == MPI_PROC_NULL ? 0 : variant == 3 ? n0 + prev : n0;
+  vec x(cnt), dx(cnt), yb(cnt), wx(cnt), want(cnt);
+  for (int k = 0; k < cnt; ++k) {
+    x[k] = val(rank, k);
+    dx[k] = dxv(rank, k);
+    yb[k] = ybv(rank, k);
+    wx[k] = (double)(T)(k < m ? val(prev, k) : val(rank, k));
+    /* buf_b = (kept part of y_b) + (y_b of dest, which received it all) */
+    double g = k < m ? 0.0 : (double)(T)yb[k];
+    if (dest != MPI_PROC_NULL && !(variant == 1 && dest == 0))
+      g += (double)(T)ybv(dest, k);
+    want[k] = g;
+  }
+  T *b = dput<T>(x);
+  MPI_Status st;
+  T_OK(mpiad_gpu_sendrecv_replace_fwd(b, cnt, t, dest, 50, prev, 50, c, &st));
+  snprintf(w, sizeof w, "%s: forward value", what);
+  expect_near(w, dget(b, cnt), wx, 0.0);
+  int got = -1;
+  MPI_Get_count(&st, t, &got);
+  snprintf(w, sizeof w, "%s: status count", what);
+  expect_int(w, got, m);
+  T *bb = null0 ? NULL : dput<T>(yb);
+  T_OK(mpiad_gpu_sendrecv_replace_rev(bb, cnt, t, dest, 50, 50, c));
+  check_stack_empty(what);
+  vec xb(cnt, 0.0);
+  if (!null0) {
+    xb = dget(bb, cnt);
+    snprintf(w, sizeof w, "%s: buf_b", what);
+    expect_near(w, xb, want, ty<T>::tol());
+  }
+  /* <J dx, y_b> over the ranks with a shadow */
+  double lhs = 0.0;
+  if (!null0)
+    for (int k = 0; k < cnt; ++k) {
+      double jdx = k < m ? (variant == 1 && prev == 0 ? 0.0 : dxv(prev, k))
+                         : dxv(rank, k);
+      lhs += jdx * (double)(T)yb[k];
+    }
+  expect_dot(what, gsum(lhs, c), gsum(null0 ? 0.0 : dot(dx, xb), c),
+             ty<T>::tol());
+  mpiad_gpu_free(b);
+  mpiad_gpu_free(bb);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Nested records                                                            */
 /* ------------------------------------------------------------------------- */
@@ -643,6 +795,10 @@ static void test_all(MPI_Comm c, const char *path, int mpi_path) {
   test_p2p<T>(c, path, 0);
   if (mpi_path)
     test_p2p<T>(c, path, 1);
+  for (int variant = 0; variant < (mpi_path ? 4 : 3); ++variant) {
+    test_sendrecv<T>(c, path, variant);
+    test_sendrecv_replace<T>(c, path, variant);
+  }
   test_nested<T>(c, path);
 }
 

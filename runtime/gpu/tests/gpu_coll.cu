@@ -521,10 +521,127 @@ static void test_p2p(MPI_Comm c, const char *path, int mpi_path) {
   mpiad_gpu_free(r);
 }
 
+/* mpiad_gpu_sendrecv and mpiad_gpu_sendrecv_replace: rings (with itself on
+ * one rank), MPI_PROC_NULL halves, an open chain, wildcards and short
+ * messages on the MPI path, the NCCL path's argument errors. */
+template <class T>
+static void test_sendrecv(MPI_Comm c, const char *path, int mpi_path) {
+  int rank, size;
+  MPI_Comm_rank(c, &rank);
+  MPI_Comm_size(c, &size);
+  MPI_Datatype t = ty<T>::mpi();
+  const int n = 6;
+  char what[200];
+  MPI_Status st;
+  int cnt = -1;
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  vec x(n), xp(n);
+  for (int k = 0; k < n; ++k) {
+    x[k] = val(rank, k);
+    xp[k] = val(prev, k);
+  }
+
+  /* Both halves MPI_PROC_NULL: nothing happens, an empty status. */
+  T *s = dput<T>(x), *r = dput<T>(vec(n + 2, -7.0));
+  T_OK(mpiad_gpu_sendrecv(s, n, t, MPI_PROC_NULL, 1, r, n, t, MPI_PROC_NULL, 1,
+                          c, &st));
+  MPI_Get_count(&st, t, &cnt);
+  snprintf(what, sizeof what, "%s sendrecv MPI_PROC_NULL %s", path,
+           ty<T>::name());
+  expect_near(what, dget(r, n + 2), vec(n + 2, -7.0), 0.0);
+  expect_true(what, st.MPI_SOURCE == MPI_PROC_NULL && cnt == 0);
+
+  /* Ring: send to next, receive from prev, in one call on every rank. */
+  T_OK(mpiad_gpu_sendrecv(s, n, t, next, 60 + rank, r, n, t, prev, 60 + prev, c,
+                          &st));
+  MPI_Get_count(&st, t, &cnt);
+  snprintf(what, sizeof what, "%s sendrecv ring %s", path, ty<T>::name());
+  vec w = rounded<T>(xp);
+  w.push_back(-7.0);
+  w.push_back(-7.0);
+  expect_near(what, dget(r, n + 2), w, 0.0);
+  expect_true(what,
+              st.MPI_SOURCE == prev && st.MPI_TAG == 60 + prev && cnt == n);
+
+  /* Open chain r -> r + 1: rank 0 receives nothing, the last sends nothing. */
+  int dest = rank + 1 < size ? rank + 1 : MPI_PROC_NULL;
+  int src = rank > 0 ? rank - 1 : MPI_PROC_NULL;
+  T *r2 = dput<T>(vec(n, -7.0));
+  T_OK(mpiad_gpu_sendrecv(s, n, t, dest, 2, r2, n, t, src, 2, c,
+                          MPI_STATUS_IGNORE));
+  snprintf(what, sizeof what, "%s sendrecv open chain %s", path, ty<T>::name());
+  expect_near(what, dget(r2, n),
+              src == MPI_PROC_NULL ? vec(n, -7.0) : rounded<T>(xp), 0.0);
+
+  /* Replace around the ring. */
+  T *b = dput<T>(x);
+  T_OK(mpiad_gpu_sendrecv_replace(b, n, t, next, 5, prev, 5, c, &st));
+  MPI_Get_count(&st, t, &cnt);
+  snprintf(what, sizeof what, "%s sendrecv_replace ring %s", path,
+           ty<T>::name());
+  expect_near(what, dget(b, n), rounded<T>(xp), 0.0);
+  expect_true(what, st.MPI_SOURCE == prev && st.MPI_TAG == 5 && cnt == n);
+
+  if (mpi_path) {
+    /* Wildcards, and a receive count above what arrives. */
+    T *r3 = dput<T>(vec(n + 2, -7.0));
+    T_OK(mpiad_gpu_sendrecv(s, n, t, next, 70 + rank, r3, n + 2, t,
+                            MPI_ANY_SOURCE, MPI_ANY_TAG, c, &st));
+    MPI_Get_count(&st, t, &cnt);
+    snprintf(what, sizeof what, "%s sendrecv ring with wildcards %s", path,
+             ty<T>::name());
+    expect_near(what, dget(r3, n + 2), w, 0.0);
+    expect_true(what,
+                st.MPI_SOURCE == prev && st.MPI_TAG == 70 + prev && cnt == n);
+    /* Replace along the open chain with counts n + r: rank r > 0 receives
+     * n + r - 1 elements and keeps its last one. */
+    int cr = n + rank;
+    vec xr(cr), wr(cr);
+    for (int k = 0; k < cr; ++k) {
+      xr[k] = val(rank, k);
+      wr[k] = (double)(T)(src != MPI_PROC_NULL && k < cr - 1 ? val(src, k)
+                                                             : val(rank, k));
+    }
+    T *b2 = dput<T>(xr);
+    T_OK(mpiad_gpu_sendrecv_replace(b2, cr, t, dest, 6, src, 6, c, &st));
+    MPI_Get_count(&st, t, &cnt);
+    snprintf(what, sizeof what, "%s sendrecv_replace short messages %s", path,
+             ty<T>::name());
+    expect_near(what, dget(b2, cr), wr, 0.0);
+    expect_int(what, cnt, src == MPI_PROC_NULL ? 0 : cr - 1);
+    mpiad_gpu_free(r3);
+    mpiad_gpu_free(b2);
+  } else {
+    snprintf(what, sizeof what,
+             "%s sendrecv: MPI_ANY_SOURCE gives MPIAD_ERR_ARG", path);
+    expect_int(what,
+               mpiad_gpu_sendrecv(s, n, t, next, 1, r, n, t, MPI_ANY_SOURCE, 1,
+                                  c, &st),
+               MPIAD_ERR_ARG);
+    snprintf(what, sizeof what,
+             "%s sendrecv: to itself, from MPI_PROC_NULL gives MPIAD_ERR_ARG",
+             path);
+    expect_int(
+        what,
+        mpiad_gpu_sendrecv(s, n, t, rank, 1, r, n, t, MPI_PROC_NULL, 1, c, &st),
+        MPIAD_ERR_ARG);
+  }
+  snprintf(what, sizeof what, "%s sendrecv: MPI_INT gives MPIAD_ERR_ARG", path);
+  expect_int(
+      what,
+      mpiad_gpu_sendrecv(s, n, MPI_INT, next, 1, r, n, t, prev, 1, c, &st),
+      MPIAD_ERR_ARG);
+  mpiad_gpu_free(s);
+  mpiad_gpu_free(r);
+  mpiad_gpu_free(r2);
+  mpiad_gpu_free(b);
+}
+
 template <class T> static void test_all(MPI_Comm c, const char *path) {
   test_allreduce_reduce<T>(c, path);
   test_bcast_gathers<T>(c, path);
   test_p2p<T>(c, path, strcmp(path, "mpi") == 0);
+  test_sendrecv<T>(c, path, strcmp(path, "mpi") == 0);
 }
 
 int main(int argc, char **argv) {

@@ -1,7 +1,8 @@
 /*
  * gpu_header_c.c - mpiad_gpu.h from C: the header compiles as C11 and a C
  * program links against libmpiad_gpu (generated host code may be C, with
- * its kernels in a separate .cu file).  Runs a few calls on one rank.
+ * its kernels in a separate .cu file).  Runs a few calls on one rank
+ * (a collective, the batch, a tangent helper, a sendrecv).
  */
 #include "mpiad_gpu.h"
 
@@ -56,6 +57,38 @@ int main(int argc, char **argv) {
   }
   if (mpiad_gpu_blocks(1) != 1 || mpiad_gpu_record_count() != 0)
     fails++;
+
+  /* A tangent helper and a sendrecv from C: allreduce SUM of rank + 1 with
+   * tangent 10 (rank + 1), then a ring shift of both. */
+  double hd = 10.0 * (rank + 1), v[4] = {0, 0, 0, 0};
+  double *pd = mpiad_gpu_malloc(sizeof(double));
+  double *q = mpiad_gpu_calloc(4, sizeof(double));
+  MPIAD_GPU_CHECK(cudaMemcpy(pd, &hd, sizeof hd, cudaMemcpyHostToDevice));
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  r = mpiad_gpu_allreduce_tan(p, pd, q, q + 1, 1, MPI_DOUBLE, MPI_SUM,
+                              MPI_COMM_WORLD);
+  if (r == MPIAD_SUCCESS)
+    r = mpiad_gpu_sendrecv_tan(p, pd, 1, MPI_DOUBLE, next, 0, q + 2, q + 3, 1,
+                               MPI_DOUBLE, prev, 0, MPI_COMM_WORLD,
+                               MPI_STATUS_IGNORE);
+  if (r != MPIAD_SUCCESS) {
+    fprintf(stderr, "rank %d: %s: %s\n", rank, mpiad_result_string(r),
+            mpiad_gpu_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPIAD_GPU_CHECK(cudaMemcpy(v, q, sizeof v, cudaMemcpyDeviceToHost));
+  double sum = (double)size * (size + 1) / 2;
+  if (v[0] != sum || v[1] != 10.0 * sum || v[2] != prev + 1.0 ||
+      v[3] != 10.0 * (prev + 1)) {
+    fprintf(stderr,
+            "rank %d: allreduce_tan / sendrecv_tan = %g %g %g %g, want %g %g "
+            "%g %g\n",
+            rank, v[0], v[1], v[2], v[3], sum, 10.0 * sum, prev + 1.0,
+            10.0 * (prev + 1));
+    fails++;
+  }
+  mpiad_gpu_free(pd);
+  mpiad_gpu_free(q);
   mpiad_gpu_free(d);
   mpiad_gpu_free(p);
   int total = 0;

@@ -22,6 +22,9 @@ double dot_b(const double *x, double *x_b, const double *y, int n,
 void prodall(const double *x, double *y, int n, MPI_Comm comm);
 void prodall_b(const double *x, double *x_b, double *y, double *y_b, int n,
                MPI_Comm comm);
+void halo(const double *u, double *v, int n, MPI_Comm comm);
+void halo_b(const double *u, double *u_b, double *v, double *v_b, int n,
+            MPI_Comm comm);
 double logistic(const double *w, double b, const double *X, const double *y,
                 int n, int d, double lambda, MPI_Comm comm);
 double logistic_b(const double *w, double *w_b, double b, double *b_b,
@@ -319,6 +322,68 @@ static void testProd(int n, int rank, int size) {
   free(y);
 }
 
+/* Ghost cells from the ring neighbours, on the host: g[0] = left's last,
+ * g[n + 1] = right's first. */
+static void ghosts(const double *x, double *g, int n) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int left = (rank + size - 1) % size, right = (rank + 1) % size;
+  for (int i = 0; i < n; i++)
+    g[i + 1] = x[i];
+  MPI_Sendrecv(&g[n], 1, MPI_DOUBLE, right, 0, &g[0], 1, MPI_DOUBLE, left, 0,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(&g[1], 1, MPI_DOUBLE, left, 1, &g[n + 1], 1, MPI_DOUBLE, right,
+               1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+/* v = g[i] - 2 g[i+1] + g[i+2] + g[i+1]^2; the dot-product test with
+ * J du from the formula, summed over ranks. */
+static void testHalo(int n, int rank) {
+  if (n < 1)
+    return;
+  size_t m = (size_t)n + 2;
+  double *u = malloc(n * sizeof(double)), *du = malloc(n * sizeof(double)),
+         *vb = malloc(n * sizeof(double)), *v = malloc(n * sizeof(double)),
+         *ub = malloc(n * sizeof(double)), *g = malloc(m * sizeof(double)),
+         *dg = malloc(m * sizeof(double));
+  for (int i = 0; i < n; i++) {
+    u[i] = cos(0.7 * i + 1.3 * rank);
+    du[i] = sin(0.4 * i + rank);
+    vb[i] = cos(0.9 * i - rank);
+  }
+  ghosts(u, g, n);
+  ghosts(du, dg, n);
+  double *d_u = dev(u, n), *d_v = dev(u, n), *d_ub = dev(u, n),
+         *d_vb = dev(vb, n);
+  cudaMemset(d_ub, 0, n * sizeof(double));
+  halo(d_u, d_v, n, MPI_COMM_WORLD);
+  host(v, d_v, n);
+  double lhs = 0, rhs = 0;
+  for (int i = 0; i < n; i++) {
+    check("halo value", n, v[i],
+          g[i] - 2.0 * g[i + 1] + g[i + 2] + g[i + 1] * g[i + 1], 1e-14);
+    lhs += (dg[i] - 2.0 * dg[i + 1] + dg[i + 2] + 2 * g[i + 1] * dg[i + 1]) *
+           vb[i];
+  }
+  halo_b(d_u, d_ub, d_v, d_vb, n, MPI_COMM_WORLD);
+  host(ub, d_ub, n);
+  for (int i = 0; i < n; i++)
+    rhs += du[i] * ub[i];
+  check("halo dot-product test", n, sumAll(rhs), sumAll(lhs), 1e-12);
+  cudaFree(d_u);
+  cudaFree(d_v);
+  cudaFree(d_ub);
+  cudaFree(d_vb);
+  free(u);
+  free(du);
+  free(vb);
+  free(v);
+  free(ub);
+  free(g);
+  free(dg);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -332,6 +397,7 @@ int main(int argc, char **argv) {
     testLogistic(sizes[k], rank, size);
     testDot(sizes[k], rank);
     testProd(sizes[k], rank, size);
+    testHalo(sizes[k], rank);
   }
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -15,5 +15,6 @@
 // CHECK-DAG: T logistic_b
 // CHECK-DAG: T dot_b
 // CHECK-DAG: T prodall_b
+// CHECK-DAG: T halo_b
 // CHECK-DAG: T smooth
 // CHECK-DAG: T smooth_b

@@ -1,14 +1,15 @@
 // What the CUDA target cannot generate yet is a located error, never wrong
 // code: values the adjoint of a kernel would have to record, scalars a
 // kernel assigns and the host reads, host arrays in kernels, communication
-// libmpiad_gpu has no device version of, statements that must stay on the
-// host but read device memory, and a parallel pragma without its loop.
+// that libmpiad_gpu has no device version of (MPI_Scan), statements that
+// must stay on the host but read device memory, and a parallel pragma
+// without its loop.
 // One case per run (the first error stops the generation of the file).
 // RUN: not %mpiad-emit --target=cuda -DRECORD %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=RECORD
 // RUN: not test -e %t.cu
 // RUN: not %mpiad-emit --target=cuda -DLAST %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=LAST
 // RUN: not %mpiad-emit --target=cuda -DHOSTARRAY %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=HOSTARRAY
-// RUN: not %mpiad-emit --target=cuda -DSENDRECV %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=SENDRECV
+// RUN: not %mpiad-emit --target=cuda -DSCAN %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=SCAN
 // RUN: not %mpiad-emit --target=cuda -DRETURN %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=RETURN
 // RUN: not %mpiad-emit --target=cuda -DDANGLING %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=DANGLING
 // RUN: not test -e %t.cu
@@ -28,7 +29,7 @@ double twice(const double *x, int n) {
   return s;
 }
 #endif
-// RECORD: cuda-errors.c:24:12: error: on the CUDA target the reverse sweep of a parallel loop cannot record values, and it needs the value of 'z' that this statement overwrites; compute it into a new variable declared in the loop body
+// RECORD: cuda-errors.c:[[@LINE-7]]:12: error: on the CUDA target the reverse sweep of a parallel loop cannot record values, and it needs the value of 'z' that this statement overwrites; compute it into a new variable declared in the loop body
 
 #ifdef LAST
 #pragma mpiad differentiate wrt(x)
@@ -42,7 +43,7 @@ double last(const double *x, int n) {
   return s + t;
 }
 #endif
-// LAST: cuda-errors.c:38:3: error: 't' is assigned in this parallel loop and used outside it; on the CUDA target a scalar written in a kernel must be a sum (t += ...)
+// LAST: cuda-errors.c:[[@LINE-7]]:3: error: 't' is assigned in this parallel loop and used outside it; on the CUDA target a scalar written in a kernel must be a sum (t += ...)
 
 #ifdef HOSTARRAY
 #pragma mpiad differentiate wrt(x)
@@ -55,16 +56,15 @@ double weights(const double *x, int n) {
   return s;
 }
 #endif
-// HOSTARRAY: cuda-errors.c:53:3: error: the array 'w' is host memory and is used in a kernel; on the CUDA target arrays must be device pointers
+// HOSTARRAY: cuda-errors.c:[[@LINE-5]]:3: error: the array 'w' is host memory and is used in a kernel; on the CUDA target arrays must be device pointers
 
-#ifdef SENDRECV
+#ifdef SCAN
 #pragma mpiad differentiate wrt(x) output(y)
-void shift(const double *x, double *y, int n, MPI_Comm comm) {
-  MPI_Sendrecv(x, n, MPI_DOUBLE, 0, 0, y, n, MPI_DOUBLE, 0, 0, comm,
-               MPI_STATUS_IGNORE);
+void prefix(const double *x, double *y, int n, MPI_Comm comm) {
+  MPI_Scan(x, y, n, MPI_DOUBLE, MPI_SUM, comm);
 }
 #endif
-// SENDRECV: cuda-errors.c:63:3: error: 'MPI_Sendrecv' on device buffers is not supported on the CUDA target yet (libmpiad_gpu has no device version of it)
+// SCAN: cuda-errors.c:[[@LINE-3]]:3: error: 'MPI_Scan' on device buffers is not supported on the CUDA target yet (libmpiad_gpu has no device version of it)
 
 #ifdef RETURN
 #pragma mpiad differentiate wrt(x)
@@ -74,7 +74,7 @@ double first(const double *x, MPI_Comm comm) {
   return 2 * x[0];
 }
 #endif
-// RETURN: cuda-errors.c:72:3: error: on the CUDA target this statement must run on the host (it contains the call to 'MPI_Barrier') but it reads or writes device memory; move the element accesses into a '#pragma mpiad parallel' loop or a separate statement
+// RETURN: cuda-errors.c:[[@LINE-5]]:3: error: on the CUDA target this statement must run on the host (it contains the call to 'MPI_Barrier') but it reads or writes device memory; move the element accesses into a '#pragma mpiad parallel' loop or a separate statement
 
 #ifdef DANGLING
 #pragma mpiad differentiate wrt(x)
@@ -85,4 +85,4 @@ double dangling(const double *x, int n) {
   return s;
 }
 #endif
-// DANGLING: cuda-errors.c:83:9: error: '#pragma mpiad parallel' must be followed by a for loop
+// DANGLING: cuda-errors.c:[[@LINE-5]]:9: error: '#pragma mpiad parallel' must be followed by a for loop

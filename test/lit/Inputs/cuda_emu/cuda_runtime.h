@@ -38,6 +38,10 @@ static inline cudaError_t cudaMemset(void *p, int v, size_t bytes) {
   memset(p, v, bytes);
   return cudaSuccess;
 }
+static inline cudaError_t cudaGetDeviceCount(int *n) {
+  *n = 1; /* the emulated one */
+  return cudaSuccess;
+}
 static inline cudaError_t cudaGetLastError(void) { return cudaSuccess; }
 static inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
 static inline const char *cudaGetErrorString(cudaError_t e) {

@@ -124,5 +124,17 @@ typedef mpiad_batch mpiad_gpu_batch;
 #define mpiad_gpu_send_rev mpiad_send_rev
 #define mpiad_gpu_recv_fwd mpiad_recv_fwd
 #define mpiad_gpu_recv_rev mpiad_recv_rev
+#define mpiad_gpu_sendrecv MPI_Sendrecv
+#define mpiad_gpu_sendrecv_replace MPI_Sendrecv_replace
+#define mpiad_gpu_sendrecv_fwd mpiad_sendrecv_fwd
+#define mpiad_gpu_sendrecv_rev mpiad_sendrecv_rev
+#define mpiad_gpu_sendrecv_replace_fwd mpiad_sendrecv_replace_fwd
+#define mpiad_gpu_sendrecv_replace_rev mpiad_sendrecv_replace_rev
+#define mpiad_gpu_allreduce_tan mpiad_allreduce_tan
+#define mpiad_gpu_reduce_tan mpiad_reduce_tan
+#define mpiad_gpu_send_tan mpiad_send_tan
+#define mpiad_gpu_recv_tan mpiad_recv_tan
+#define mpiad_gpu_sendrecv_tan mpiad_sendrecv_tan
+#define mpiad_gpu_sendrecv_replace_tan mpiad_sendrecv_replace_tan
 
 #endif
