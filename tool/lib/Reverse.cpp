@@ -859,6 +859,12 @@ public:
   }
 
   Pair forStmt(const StmtP &s) {
+    if (s->checkpoint && M.cuda) {
+      error(s->checkpointLoc.isValid() ? s->checkpointLoc : s->loc,
+            "'#pragma mpiad checkpoint' is not supported on the CUDA target "
+            "yet: its snapshots are host copies");
+      return {};
+    }
     if (s->checkpoint)
       return checkpointedFor(s);
     auto sw = swaps.find(s.get());

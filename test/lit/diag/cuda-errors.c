@@ -2,8 +2,8 @@
 // code: values the adjoint of a kernel would have to record, scalars a
 // kernel assigns and the host reads, host arrays in kernels, communication
 // that libmpiad_gpu has no device version of (MPI_Scan), statements that
-// must stay on the host but read device memory, and a parallel pragma
-// without its loop.
+// must stay on the host but read device memory, a parallel pragma without
+// its loop, and checkpointed loops.
 // One case per run (the first error stops the generation of the file).
 // RUN: not %mpiad-emit --target=cuda -DRECORD %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=RECORD
 // RUN: not test -e %t.cu
@@ -11,6 +11,7 @@
 // RUN: not %mpiad-emit --target=cuda -DHOSTARRAY %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=HOSTARRAY
 // RUN: not %mpiad-emit --target=cuda -DSCAN %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=SCAN
 // RUN: not %mpiad-emit --target=cuda -DRETURN %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=RETURN
+// RUN: not %mpiad-emit --target=cuda -DCHECKPOINT %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=CHECKPOINT
 // RUN: not %mpiad-emit --target=cuda -DDANGLING %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=DANGLING
 // RUN: not test -e %t.cu
 #include <mpi.h>
@@ -86,3 +87,16 @@ double dangling(const double *x, int n) {
 }
 #endif
 // DANGLING: cuda-errors.c:[[@LINE-5]]:9: error: '#pragma mpiad parallel' must be followed by a for loop
+
+#ifdef CHECKPOINT
+#pragma mpiad differentiate wrt(u) output(u)
+void relax(double *u, int n, int nt) {
+#pragma mpiad checkpoint
+  for (int t = 0; t < nt; t++) {
+#pragma mpiad parallel
+    for (int i = 0; i < n; i++)
+      u[i] = 0.5 * u[i] * u[i];
+  }
+}
+#endif
+// CHECKPOINT: cuda-errors.c:[[@LINE-8]]:1: error: '#pragma mpiad checkpoint' is not supported on the CUDA target yet: its snapshots are host copies
