@@ -25,9 +25,10 @@ double misfit_u0_b(const double *u0, double *u0_b, const double *obs,
                    const double *w, int nlocal, int nsteps, double kappa,
                    double dt, double dx, MPI_Comm comm, double misfit_bar);
 
-/* The reference: the same model on the host, written out plainly. */
-static double host_misfit(const double *u0, const double *obs, const double *w,
-                          int n, int nsteps, double r, MPI_Comm comm) {
+/* The reference: the same model on the host, written out plainly.
+ * forward() runs nsteps from u0 and leaves the final cells in uT. */
+static void forward(const double *u0, double *uT, int n, int nsteps, double r,
+                    MPI_Comm comm) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -46,14 +47,23 @@ static double host_misfit(const double *u0, const double *obs, const double *w,
     for (int i = 1; i <= n; i++)
       u[i] = un[i];
   }
+  for (int i = 0; i < n; i++)
+    uT[i] = u[i + 1];
+  free(u);
+  free(un);
+}
+
+static double host_misfit(const double *u0, const double *obs, const double *w,
+                          int n, int nsteps, double r, MPI_Comm comm) {
+  double *uT = malloc((size_t)n * sizeof *uT);
+  forward(u0, uT, n, nsteps, r, comm);
   double local = 0.0, J;
   for (int i = 0; i < n; i++) {
-    double d = u[i + 1] - obs[i];
+    double d = uT[i] - obs[i];
     local += 0.5 * w[i] * d * d;
   }
   MPI_Allreduce(&local, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
-  free(u);
-  free(un);
+  free(uT);
   return J;
 }
 
@@ -102,28 +112,10 @@ int main(int argc, char **argv) {
     w[i] = 1.0;
     dir[i] = cos(3.0 * i + rank);
   }
-  {
-    /* obs = the state after nsteps from truth, plus noise. */
-    int left = (rank + size - 1) % size, right = (rank + 1) % size;
-    double *u = malloc((size_t)(n + 2) * sizeof *u),
-           *un = malloc((size_t)(n + 2) * sizeof *un);
-    for (int i = 0; i < n; i++)
-      u[i + 1] = truth[i];
-    for (int t = 0; t < nsteps; t++) {
-      MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, right, 0, &u[0], 1, MPI_DOUBLE, left,
-                   0, comm, MPI_STATUS_IGNORE);
-      MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 1, &u[n + 1], 1, MPI_DOUBLE,
-                   right, 1, comm, MPI_STATUS_IGNORE);
-      for (int i = 1; i <= n; i++)
-        un[i] = u[i] + r * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
-      for (int i = 1; i <= n; i++)
-        u[i] = un[i];
-    }
-    for (int i = 0; i < n; i++)
-      obs[i] = u[i + 1] + 1e-3 * sin(17.0 * i + 5.0 * rank);
-    free(u);
-    free(un);
-  }
+  /* obs = the state after nsteps from truth, plus noise. */
+  forward(truth, obs, n, nsteps, r, comm);
+  for (int i = 0; i < n; i++)
+    obs[i] += 1e-3 * sin(17.0 * i + 5.0 * rank);
   double *d_u0 = to_device(u0, n), *d_obs = to_device(obs, n),
          *d_w = to_device(w, n), *d_g = to_device(u0, n);
   int failed = 0;

@@ -1,6 +1,9 @@
-/* Marked functions for the CUDA target tests (cuda/compile.c, cuda/exec.c):
- * a replicated-parameter loss summed over ranks, a stencil with boundary
- * copies, and a cubic energy in forward mode. */
+/* Marked functions for the CUDA target tests (cuda/compile.c, cuda/exec.c,
+ * cuda/emulated.c): a replicated-parameter loss summed over ranks, a stencil
+ * with boundary copies, a cubic energy in forward mode, a dot product, a
+ * product over ranks on device buffers, and a halo exchange.  The samples'
+ * GPU versions (samples/fitting/gpu, samples/heat/gpu) have tests of their
+ * own. */
 #include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
@@ -36,36 +39,6 @@ double energy(const double *x, int n, MPI_Comm comm) {
   double t;
   MPI_Allreduce(&e, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
   return t;
-}
-
-/* The loss of samples/fitting (logistic regression, data split over ranks)
- * with its sample loop marked parallel: the adjoint kernel computes z and m
- * again, branches on m again, and sums the gradient of b in a block
- * reduction. */
-#pragma mpiad differentiate wrt(w, b) replicated(w, b, d, lambda)
-double logistic(const double *w, double b, const double *X, const double *y,
-                int n, int d, double lambda, MPI_Comm comm) {
-  double local = 0.0;
-#pragma mpiad parallel
-  for (int i = 0; i < n; i++) {
-    double z = b;
-    for (int j = 0; j < d; j++)
-      z += w[j] * X[i * d + j];
-    double m = -y[i] * z;
-    if (m > 0.0)
-      local += m + log(1.0 + exp(-m));
-    else
-      local += log(1.0 + exp(m));
-  }
-  double count = n;
-  double total = 0.0, total_count = 0.0;
-  MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
-  MPI_Allreduce(&count, &total_count, 1, MPI_DOUBLE, MPI_SUM, comm);
-  double reg = 0.0;
-#pragma mpiad parallel
-  for (int j = 0; j < d; j++)
-    reg += w[j] * w[j];
-  return total / total_count + 0.5 * lambda * reg;
 }
 
 /* One pass: the adjoint runs inside the forward loop (sweep fusion). */

@@ -25,11 +25,6 @@ void prodall_b(const double *x, double *x_b, double *y, double *y_b, int n,
 void halo(const double *u, double *v, int n, MPI_Comm comm);
 void halo_b(const double *u, double *u_b, double *v, double *v_b, int n,
             MPI_Comm comm);
-double logistic(const double *w, double b, const double *X, const double *y,
-                int n, int d, double lambda, MPI_Comm comm);
-double logistic_b(const double *w, double *w_b, double b, double *b_b,
-                  const double *X, const double *y, int n, int d,
-                  double lambda, MPI_Comm comm, double logistic_bar);
 double energy_d(const double *x, double *x_d, int n, MPI_Comm comm,
                 double *energy_dot);
 
@@ -194,64 +189,6 @@ static void testEnergy(int n, int rank) {
   free(xd);
 }
 
-/* Logistic regression: loss and gradient from the formulas
- * L = (1/N) sum softplus(-y z) + lambda/2 |w|^2,
- * dL/dw_j = (1/N) sum sigmoid(-y z) (-y) X_j + lambda w_j. */
-static void testLogistic(int n, int rank, int size) {
-  const int d = 5;
-  double lambda = 0.01, b = 0.1, w[5], gw[5] = {0}, gb = 0;
-  double *X = malloc((size_t)(n * d + 1) * sizeof(double)),
-         *y = malloc((size_t)(n + 1) * sizeof(double));
-  for (int j = 0; j < d; j++)
-    w[j] = 0.2 * j - 0.3;
-  for (int i = 0; i < n; i++) {
-    y[i] = ((i + rank) % 3) ? 1.0 : -1.0;
-    for (int j = 0; j < d; j++)
-      X[i * d + j] = sin(0.1 * (i * d + j) + rank);
-  }
-  double want = 0, N = (double)n * size;
-  for (int i = 0; i < n; i++) {
-    double z = b;
-    for (int j = 0; j < d; j++)
-      z += w[j] * X[i * d + j];
-    double m = -y[i] * z, sig = 1.0 / (1.0 + exp(-m));
-    want += m > 0 ? m + log1p(exp(-m)) : log1p(exp(m));
-    for (int j = 0; j < d; j++)
-      gw[j] += sig * -y[i] * X[i * d + j];
-    gb += sig * -y[i];
-  }
-  want = sumAll(want) / N;
-  gb = sumAll(gb) / N;
-  double reg = 0;
-  for (int j = 0; j < d; j++) {
-    reg += w[j] * w[j];
-    gw[j] = sumAll(gw[j]) / N + lambda * w[j];
-  }
-  want += 0.5 * lambda * reg;
-  double zeros[5] = {0};
-  double *dw = dev(w, d), *dwb = dev(zeros, d), *dX = dev(X, n * d),
-         *dy = dev(y, n);
-  if (n > 0) {
-    check("logistic value", n,
-          logistic(dw, b, dX, dy, n, d, lambda, MPI_COMM_WORLD), want, 1e-12);
-    double bb = 0, got[5];
-    check("logistic_b value", n,
-          logistic_b(dw, dwb, b, &bb, dX, dy, n, d, lambda, MPI_COMM_WORLD,
-                     1.0),
-          want, 1e-12);
-    host(got, dwb, d);
-    for (int j = 0; j < d; j++)
-      check("logistic_b w_b", n, got[j], gw[j], 1e-11);
-    check("logistic_b b_b", n, bb, gb, 1e-11);
-  }
-  cudaFree(dw);
-  cudaFree(dwb);
-  cudaFree(dX);
-  cudaFree(dy);
-  free(X);
-  free(y);
-}
-
 static void testDot(int n, int rank) {
   double *x = malloc((size_t)(n + 1) * sizeof(double)),
          *y = malloc((size_t)(n + 1) * sizeof(double)),
@@ -394,7 +331,6 @@ int main(int argc, char **argv) {
     testLoss(sizes[k], rank);
     testSmooth(sizes[k], rank);
     testEnergy(sizes[k], rank);
-    testLogistic(sizes[k], rank, size);
     testDot(sizes[k], rank);
     testProd(sizes[k], rank, size);
     testHalo(sizes[k], rank);
