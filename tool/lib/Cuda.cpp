@@ -412,6 +412,7 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
   // parallel loop uses it without computing it first in every iteration.
   pending_.erase(&head);
   std::set<Var *> outside, inside, declared;
+  std::set<Var *> boundsOnly; // read by the loop bounds only: the launcher's
   for (Block *blk : all_)
     hostRefs(*blk, pending_, outside);
   for (Block *blk : all_)
@@ -437,6 +438,9 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
     collectVars(head.loopLo, hdr);
     collectVars(head.loopHi, hdr);
     hdr.erase(iv);
+    for (Var *v : hdr)
+      if (!inside.count(v))
+        boundsOnly.insert(v);
     inside.insert(hdr.begin(), hdr.end());
     if (outside.count(iv) && !iv->declaredInForInit) {
       diag_.error(at(loc), "the counter '" + iv->name + "' of a parallel loop is "
@@ -613,10 +617,12 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
   std::string k, sig, args, lsig;
   for (Var *v : params) {
     std::string d = printDecl(*v);
+    lsig += (lsig.empty() ? "" : ", ") + d;
+    if (boundsOnly.count(v))
+      continue;
     sig += (sig.empty() ? "" : ", ") + d;
     args += (args.empty() ? "" : ", ") + v->name;
   }
-  lsig = sig;
   if (parallel) {
     sig += std::string(sig.empty() ? "" : ", ") + "long mpiad_lo, long mpiad_n";
     args += std::string(args.empty() ? "" : ", ") + "mpiad_lo, mpiad_n";

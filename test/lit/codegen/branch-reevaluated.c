@@ -2,7 +2,7 @@
 // parameter nobody assigns) is simply evaluated again in the reverse sweep:
 // no flag is pushed or popped.
 //
-// RUN: %mpiad-emit %s -o - | FileCheck %s
+// RUN: %mpiad-emit %s -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck %s
 
 // CHECK: {{^}}double g_b(const double *x, double *x_b, int n, double t, double g_bar) {
 // CHECK-NOT:  mpiad_push

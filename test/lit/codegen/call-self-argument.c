@@ -2,7 +2,7 @@
 // adjoint, so the seed is taken into a temporary and v_b cleared BEFORE the
 // call (clearing it after the call would lose the call's contribution).
 //
-// RUN: %mpiad-emit %s -o - | FileCheck %s
+// RUN: %mpiad-emit %s -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck %s
 
 // CHECK-LABEL: double iter_b(
 // CHECK:      /* reverse sweep */

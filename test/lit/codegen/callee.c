@@ -4,7 +4,7 @@
 // mpiad_rev_<f>, printed before the adjoint. A call nested in an expression is
 // hoisted into a temporary first.
 //
-// RUN: %mpiad-emit %s -o - | FileCheck %s
+// RUN: %mpiad-emit %s -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck %s
 
 // The primal is unchanged.
 // CHECK: {{^}}double callee(const double *x, int n) {

@@ -10,7 +10,7 @@
 // Forward mode swaps the tangents too.  exec/copy_back_swap.c runs the
 // swapped adjoints and tangents.
 //
-// RUN: %mpiad-emit %s -o - | FileCheck %s
+// RUN: %mpiad-emit %s -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck %s
 #include <mpi.h>
 #include <stdlib.h>
 

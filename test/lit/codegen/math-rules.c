@@ -2,7 +2,7 @@
 // rules/math.rules: d exp(x) = exp(x); pow(x, y) has one rule per argument,
 // printed as written in the rule file.
 //
-// RUN: %mpiad-emit %s -o - | FileCheck %s
+// RUN: %mpiad-emit %s -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck %s
 
 // CHECK: {{^}}double ep_b(double x, double *x_b, double y, double *y_b, double ep_bar) {
 // CHECK:      /* forward sweep */

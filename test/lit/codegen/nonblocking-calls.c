@@ -6,7 +6,7 @@
 // block-scoped `MPI_Status st` become st and st_2, and each member access
 // reads its own one in both sweeps.
 //
-// RUN: %mpiad-emit %s -o - | FileCheck %s
+// RUN: %mpiad-emit %s -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck %s
 #include <mpi.h>
 
 #pragma mpiad differentiate forward wrt(x) output(y)

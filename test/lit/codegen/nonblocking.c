@@ -8,7 +8,7 @@
 // messages carry tags above every user tag); one for MPI_ANY_TAG.  Forward
 // mode calls the _tan helpers.
 //
-// RUN: %mpiad-emit %s -o - | FileCheck %s
+// RUN: %mpiad-emit %s -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck %s
 #include <mpi.h>
 
 #pragma mpiad differentiate forward wrt(x) output(y)
@@ -66,8 +66,8 @@ void anytag(const double *x, double *y, MPI_Comm comm) {
 }
 // CHECK-LABEL: void anytag_b(
 // CHECK: mpiad_waitall_fwd(2, rq, MPI_STATUSES_IGNORE);
-// CHECK: MPI_Barrier(comm);
 // CHECK: /* reverse sweep */
+// CHECK: MPI_Barrier(comm);
 // CHECK: mpiad_complete_rev();
 // CHECK-NEXT: mpiad_start_rev();
 // CHECK-NEXT: mpiad_start_rev();

@@ -3,7 +3,7 @@
 // iteration: the reverse of the body computes it again first.  One that
 // depends on data written in the loop (`k`) is still recorded.
 //
-// RUN: %mpiad-emit %s -o - | FileCheck %s
+// RUN: %mpiad-emit %s -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck %s
 #include <mpi.h>
 
 #pragma mpiad differentiate wrt(a) output(b)

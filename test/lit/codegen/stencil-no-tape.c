@@ -2,7 +2,7 @@
 // adjoint statement needs a value that was overwritten, so nothing is taped.
 // The loop `for (i = 1; i < n - 1; i++)` is reversed from its last index.
 //
-// RUN: %mpiad-emit %s -o - | FileCheck %s
+// RUN: %mpiad-emit %s -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck %s
 
 // CHECK:      {{^}} *   dependents:   v
 // CHECK:      {{^}}void stencil_b(const double *u, double *u_b, double *v, double *v_b, int n) {

@@ -2,7 +2,7 @@
 // the iterations and pushes the count; the reverse sweep pops it and runs the loop
 // body's adjoint that many times.
 //
-// RUN: %mpiad-emit %s -o - | FileCheck %s
+// RUN: %mpiad-emit %s -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck %s
 
 // CHECK: {{^}}double f_b(double x, double *x_b, double f_bar) {
 // CHECK:      /* forward sweep */

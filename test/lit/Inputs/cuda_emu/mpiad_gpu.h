@@ -14,6 +14,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
+#ifdef __cplusplus /* the generated code; host programs include this as C */
 #define __global__
 #define __device__
 #define __forceinline__ inline
@@ -62,6 +63,8 @@ static inline float atomicAdd(float *p, float v) {
   return old;
 }
 
+#endif /* __cplusplus */
+
 static double *mpiad_emu_slot[16];
 static inline double *mpiad_gpu_partials(int slot, int n) {
   double *p = (double *)realloc(mpiad_emu_slot[slot],
@@ -90,6 +93,11 @@ static inline void mpiad_gpu_free(void *p) { free(p); }
 static inline void mpiad_gpu_memset0(void *p, size_t b) { memset(p, 0, b); }
 static inline void mpiad_gpu_memcpy(void *d, const void *s, size_t b) {
   memmove(d, s, b);
+}
+
+static inline const char *mpiad_gpu_comm_path(MPI_Comm comm) {
+  (void)comm;
+  return "emulated";
 }
 
 typedef mpiad_batch mpiad_gpu_batch;
