@@ -15,11 +15,11 @@ namespace {
 
 /// Calls a kernel may make: math.h functions with device versions.
 const std::set<std::string> kDeviceMath = {
-    "sin",   "cos",   "tan",   "asin",  "acos",  "atan",  "atan2", "sinh",
-    "cosh",  "tanh",  "exp",   "exp2",  "expm1", "log",   "log2",  "log10",
-    "log1p", "sqrt",  "cbrt",  "pow",   "fabs",  "fmax",  "fmin",  "fmod",
-    "hypot", "floor", "ceil",  "erf",   "erfc",  "sinf",  "cosf",  "tanf",
-    "expf",  "logf",  "sqrtf", "powf",  "fabsf", "tanhf", "fmaxf", "fminf"};
+    "sin",   "cos",   "tan",   "asin", "acos",  "atan",  "atan2", "sinh",
+    "cosh",  "tanh",  "exp",   "exp2", "expm1", "log",   "log2",  "log10",
+    "log1p", "sqrt",  "cbrt",  "pow",  "fabs",  "fmax",  "fmin",  "fmod",
+    "hypot", "floor", "ceil",  "erf",  "erfc",  "sinf",  "cosf",  "tanf",
+    "expf",  "logf",  "sqrtf", "powf", "fabsf", "tanhf", "fmaxf", "fminf"};
 
 /// Host calls on device memory and their libmpiad_gpu equivalents.
 const std::map<std::string, std::string> kHostCalls = {
@@ -34,19 +34,42 @@ const std::map<std::string, std::string> kHostCalls = {
 
 /// Communication on device buffers: the MPI calls and the libmpiad helpers
 /// that libmpiad_gpu provides (mpiad_gpu_<name>).
-const std::set<std::string> kDeviceComm = {
-    "allreduce",     "reduce",          "bcast",
-    "allgather",     "reduce_scatter_block", "send",
-    "recv",          "alltoall",        "gather",
-    "scatter",       "allreduce_fwd",   "allreduce_rev",
-    "reduce_fwd",    "reduce_rev",      "bcast_rev",
-    "allgather_rev", "reduce_scatter_block_rev", "send_rev",
-    "recv_rev",      "alltoall_rev",    "gather_rev",
-    "scatter_rev",   "send_fwd",        "recv_fwd",
-    "sendrecv",      "sendrecv_fwd",    "sendrecv_rev",
-    "sendrecv_replace", "sendrecv_replace_fwd", "sendrecv_replace_rev",
-    "allreduce_tan", "reduce_tan",      "send_tan",
-    "recv_tan",      "sendrecv_tan",    "sendrecv_replace_tan"};
+const std::set<std::string> kDeviceComm = {"allreduce",
+                                           "reduce",
+                                           "bcast",
+                                           "allgather",
+                                           "reduce_scatter_block",
+                                           "send",
+                                           "recv",
+                                           "alltoall",
+                                           "gather",
+                                           "scatter",
+                                           "allreduce_fwd",
+                                           "allreduce_rev",
+                                           "reduce_fwd",
+                                           "reduce_rev",
+                                           "bcast_rev",
+                                           "allgather_rev",
+                                           "reduce_scatter_block_rev",
+                                           "send_rev",
+                                           "recv_rev",
+                                           "alltoall_rev",
+                                           "gather_rev",
+                                           "scatter_rev",
+                                           "send_fwd",
+                                           "recv_fwd",
+                                           "sendrecv",
+                                           "sendrecv_fwd",
+                                           "sendrecv_rev",
+                                           "sendrecv_replace",
+                                           "sendrecv_replace_fwd",
+                                           "sendrecv_replace_rev",
+                                           "allreduce_tan",
+                                           "reduce_tan",
+                                           "send_tan",
+                                           "recv_tan",
+                                           "sendrecv_tan",
+                                           "sendrecv_replace_tan"};
 
 /// "MPI_Allreduce" -> "allreduce", "mpiad_bcast_rev" -> "bcast_rev", else "".
 std::string commKey(const std::string &name) {
@@ -268,11 +291,13 @@ bool CudaLowering::lowerBlock(Block &b) {
     if (dev) {
       std::string why;
       hostOnly(*s, &why);
-      diag_.error(at(s->loc), "on the CUDA target this statement must run on the "
-                          "host (it contains " + why +
-                          ") but it reads or writes device memory; move the "
-                          "element accesses into a '#pragma mpiad parallel' "
-                          "loop or a separate statement");
+      diag_.error(at(s->loc),
+                  "on the CUDA target this statement must run on the "
+                  "host (it contains " +
+                      why +
+                      ") but it reads or writes device memory; move the "
+                      "element accesses into a '#pragma mpiad parallel' "
+                      "loop or a separate statement");
       ok = false;
     }
   }
@@ -304,7 +329,7 @@ bool CudaLowering::rewriteHostCalls(StmtP &s) {
       if (name == "memset") {
         if (e->ops.size() != 3 || !isZeroLiteral(e->ops[1])) {
           diag_.error(at(s->loc), "memset of device memory with a value other "
-                              "than 0 is not supported on the CUDA target");
+                                  "than 0 is not supported on the CUDA target");
           ok = false;
         } else {
           return mkCall("mpiad_gpu_memset0", {ops[0], ops[2]}, e->type,
@@ -325,8 +350,9 @@ bool CudaLowering::rewriteHostCalls(StmtP &s) {
                  name.rfind("mpiad_pop_ptr", 0) != 0) {
         // (The tape records pointer values on the host, whatever they
         // point to.)
-        diag_.error(at(s->loc), "'" + name + "' gets device pointers on the CUDA "
-                            "target and has no device version");
+        diag_.error(at(s->loc), "'" + name +
+                                    "' gets device pointers on the CUDA "
+                                    "target and has no device version");
         ok = false;
       }
     }
@@ -342,9 +368,9 @@ bool CudaLowering::rewriteHostCalls(StmtP &s) {
   n->rhs = map(s->rhs);
   // CUDA C++ converts no void * implicitly: cast the device allocations and
   // the pointers popped from the tape.
-  Var *target = s->kind == Stmt::Decl ? s->var
+  Var *target = s->kind == Stmt::Decl                    ? s->var
                 : s->lhs && s->lhs->kind == Expr::VarRef ? s->lhs->var
-                                                          : nullptr;
+                                                         : nullptr;
   if (target && target->type.ptrDepth > 0 && n->rhs &&
       n->rhs->kind == Expr::Call &&
       (n->rhs->text == "mpiad_gpu_malloc" ||
@@ -365,9 +391,11 @@ bool CudaLowering::rewriteComm(StmtP &s) {
     return true;
   std::string key = commKey(s->comm.name);
   if (!kDeviceComm.count(key)) {
-    diag_.error(at(s->loc), "'" + s->comm.name + "' on device buffers is not "
-                        "supported on the CUDA target yet (libmpiad_gpu has "
-                        "no device version of it)");
+    diag_.error(at(s->loc),
+                "'" + s->comm.name +
+                    "' on device buffers is not "
+                    "supported on the CUDA target yet (libmpiad_gpu has "
+                    "no device version of it)");
     return false;
   }
   auto n = std::make_shared<Stmt>(*s);
@@ -378,17 +406,16 @@ bool CudaLowering::rewriteComm(StmtP &s) {
 
 /// Statements b[first..last] become one kernel: a grid-stride loop when
 /// `parallel` (b[first] is the loop), else a single thread.
-bool CudaLowering::outline(Block &b, size_t first, size_t last,
-                           bool parallel) {
+bool CudaLowering::outline(Block &b, size_t first, size_t last, bool parallel) {
   Block region(b.begin() + first, b.begin() + last + 1);
   const Stmt &head = *region[0];
   clang::SourceLocation loc = head.loc;
   Var *iv = parallel ? head.loopVar : nullptr;
-  if (parallel && (head.loopStep == 0 || !iv || !head.loopLo ||
-                   !head.loopHi)) {
-    diag_.error(at(loc), "a '#pragma mpiad parallel' loop must be counted on the "
-                     "CUDA target: for (i = lo; i < hi; i++) or i-- down to a "
-                     "bound");
+  if (parallel && (head.loopStep == 0 || !iv || !head.loopLo || !head.loopHi)) {
+    diag_.error(at(loc),
+                "a '#pragma mpiad parallel' loop must be counted on the "
+                "CUDA target: for (i = lo; i < hi; i++) or i-- down to a "
+                "bound");
     return false;
   }
   const Block &body = parallel ? head.body : region;
@@ -443,8 +470,10 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
         boundsOnly.insert(v);
     inside.insert(hdr.begin(), hdr.end());
     if (outside.count(iv) && !iv->declaredInForInit) {
-      diag_.error(at(loc), "the counter '" + iv->name + "' of a parallel loop is "
-                       "used after the loop; declare it in the loop header");
+      diag_.error(at(loc),
+                  "the counter '" + iv->name +
+                      "' of a parallel loop is "
+                      "used after the loop; declare it in the loop header");
       return false;
     }
   }
@@ -487,24 +516,27 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
   };
   scan(body);
 
-  std::vector<Var *> params;        // by value or device pointers
-  std::vector<Var *> locals;        // declared per iteration / per thread
-  std::vector<Var *> sums;          // host scalars summed in a parallel loop
-  std::vector<Var *> outs;          // host scalars a single thread writes
+  std::vector<Var *> params; // by value or device pointers
+  std::vector<Var *> locals; // declared per iteration / per thread
+  std::vector<Var *> sums;   // host scalars summed in a parallel loop
+  std::vector<Var *> outs;   // host scalars a single thread writes
   for (Var *v : inside) {
     if (v == iv || declared.count(v))
       continue;
     bool isScalar = v->type.ptrDepth == 0 && v->type.dims.empty();
     if (!v->type.dims.empty()) {
-      diag_.error(at(loc), "the array '" + v->name + "' is host memory and is "
-                       "used in a kernel; on the CUDA target arrays must be "
-                       "device pointers");
+      diag_.error(at(loc),
+                  "the array '" + v->name +
+                      "' is host memory and is "
+                      "used in a kernel; on the CUDA target arrays must be "
+                      "device pointers");
       return false;
     }
     if (!isScalar) {
       if (uses[v].plainWrite || uses[v].sumWrite) {
-        diag_.error(at(loc), "the pointer '" + v->name + "' is assigned inside "
-                         "a kernel on the CUDA target");
+        diag_.error(at(loc), "the pointer '" + v->name +
+                                 "' is assigned inside "
+                                 "a kernel on the CUDA target");
         return false;
       }
       params.push_back(v);
@@ -512,7 +544,7 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
     }
     if (v->type.elem == Scalar::Other) {
       diag_.error(at(loc), "'" + v->name + "' (of type " + v->type.base +
-                       ") cannot be used inside a kernel");
+                               ") cannot be used inside a kernel");
       return false;
     }
     const Use &u = uses[v];
@@ -527,10 +559,12 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
       params.push_back(v);
       outs.push_back(v);
     } else {
-      diag_.error(at(loc), "'" + v->name + "' is assigned in this parallel loop "
-                       "and used outside it; on the CUDA target a scalar "
-                       "written in a kernel must be a sum (" + v->name +
-                       " += ...)");
+      diag_.error(at(loc),
+                  "'" + v->name +
+                      "' is assigned in this parallel loop "
+                      "and used outside it; on the CUDA target a scalar "
+                      "written in a kernel must be a sum (" +
+                      v->name + " += ...)");
       return false;
     }
   }
@@ -576,8 +610,8 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
           collectVars(idx, iv2);
           bool invariant = true;
           for (Var *v : iv2)
-            invariant &= !changing.count(v) && !uses[v].plainWrite &&
-                         !uses[v].sumWrite;
+            invariant &=
+                !changing.count(v) && !uses[v].plainWrite && !uses[v].sumWrite;
           ExprP val = s->op == "-=" ? neg(s->rhs) : s->rhs;
           if (invariant && !readBases.count(base) &&
               s->lhs->ops[0]->kind == Expr::VarRef) {
@@ -591,11 +625,11 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
             } else {
               slot = it->second;
             }
-            s = mkAssign(mkOpaque("mpiad_acc" + std::to_string(slot)), "+=",
-                         val);
+            s = mkAssign(mkOpaque("mpiad_acc" + std::to_string(slot)),
+                         "+=", val);
           } else {
-            s = mkExprStmt(mkCall("atomicAdd", {mkAddrOf(s->lhs), val},
-                                  s->lhs->type));
+            s = mkExprStmt(
+                mkCall("atomicAdd", {mkAddrOf(s->lhs), val}, s->lhs->type));
           }
           continue;
         }
@@ -609,7 +643,7 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
   }
   if (sums.size() + elemSums.size() > 16) {
     diag_.error(at(loc), "more than 16 sums in one parallel loop on the CUDA "
-                     "target");
+                         "target");
     return false;
   }
 
@@ -627,8 +661,8 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
     sig += std::string(sig.empty() ? "" : ", ") + "long mpiad_lo, long mpiad_n";
     args += std::string(args.empty() ? "" : ", ") + "mpiad_lo, mpiad_n";
   }
-  bool partials = parallel ? !(sums.empty() && elemSums.empty())
-                           : !outs.empty();
+  bool partials =
+      parallel ? !(sums.empty() && elemSums.empty()) : !outs.empty();
   if (partials) {
     sig += std::string(sig.empty() ? "" : ", ") + "double *mpiad_red";
     args += std::string(args.empty() ? "" : ", ") + "mpiad_red";
@@ -643,8 +677,9 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
     for (size_t j = 0; j < elemSums.size(); ++j)
       k += pad(1) + "double mpiad_acc" + std::to_string(sums.size() + j) +
            " = 0;\n";
-    k += pad(1) + "for (long mpiad_t = blockIdx.x * (long)blockDim.x + "
-                  "threadIdx.x; mpiad_t < mpiad_n;\n" +
+    k += pad(1) +
+         "for (long mpiad_t = blockIdx.x * (long)blockDim.x + "
+         "threadIdx.x; mpiad_t < mpiad_n;\n" +
          pad(1) + "     mpiad_t += (long)gridDim.x * blockDim.x) {\n";
     k += pad(2) + printType(iv->type, true) + " " + iv->name + " = (" +
          printType(iv->type, true) + ")(mpiad_lo " +
@@ -658,8 +693,8 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
            std::to_string(j) + " * gridDim.x);\n";
     for (size_t j = 0; j < elemSums.size(); ++j) {
       std::string s = std::to_string(sums.size() + j);
-      k += pad(1) + "mpiad_gpu_block_sum(mpiad_acc" + s + ", mpiad_red + " +
-           s + " * gridDim.x);\n";
+      k += pad(1) + "mpiad_gpu_block_sum(mpiad_acc" + s + ", mpiad_red + " + s +
+           " * gridDim.x);\n";
     }
   } else {
     for (Var *v : locals)
@@ -702,8 +737,8 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
     if (nred)
       lbody += pad(1) + "double *mpiad_red = mpiad_gpu_partials(0, " +
                std::to_string(nred) + " * mpiad_nb);\n";
-    lbody += pad(1) + name + "<<<mpiad_nb, MPIAD_GPU_THREADS>>>(" + args +
-             ");\n";
+    lbody +=
+        pad(1) + name + "<<<mpiad_nb, MPIAD_GPU_THREADS>>>(" + args + ");\n";
     lbody += pad(1) + "MPIAD_GPU_CHECK(cudaGetLastError());\n";
     for (size_t j = 0; j < sums.size(); ++j)
       lbody += pad(1) + "*mpiad_host_" + sums[j]->name + " += (" +
@@ -726,10 +761,11 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
                ")mpiad_gpu_sum_partials(mpiad_red + " + std::to_string(j) +
                ", 1);\n";
     if (warnSerial_)
-      diag_.warning(at(loc), "on the CUDA target this statement reads or writes "
-                         "device memory outside a '#pragma mpiad parallel' "
-                         "loop: it runs in a single-thread kernel (correct, "
-                         "slow)");
+      diag_.warning(at(loc),
+                    "on the CUDA target this statement reads or writes "
+                    "device memory outside a '#pragma mpiad parallel' "
+                    "loop: it runs in a single-thread kernel (correct, "
+                    "slow)");
   }
   k += "static void " + name + "_launch(" + lsig + ") {\n" + lbody + "}\n\n";
   kernels_ += k;
@@ -748,8 +784,7 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last,
 
 namespace mpiad {
 
-bool Module::generatePrimalCuda(const clang::FunctionDecl *fd,
-                                Generated &out) {
+bool Module::generatePrimalCuda(const clang::FunctionDecl *fd, Generated &out) {
   std::unique_ptr<Function> owned = fe_.lowerCopy(fd);
   if (!owned)
     return false;
@@ -779,8 +814,8 @@ bool Module::generatePrimalCuda(const clang::FunctionDecl *fd,
     if (used.count(v.get()) && !inline_.count(v.get()) &&
         v->kind != Var::Param && v->kind != Var::Global &&
         !v->declaredInForInit)
-      body += "  " + printDecl(*v) + (scalarLike(*v) ? zeroInit(*v) : "") +
-              ";\n";
+      body +=
+          "  " + printDecl(*v) + (scalarLike(*v) ? zeroInit(*v) : "") + ";\n";
   printBlock(F.body, 1, body);
   if (F.retVar)
     body += "  return " + F.retVar->name + ";\n";

@@ -60,7 +60,7 @@ private:
   bool warnSerial_;
   std::string kernels_;
   int count_ = 0;
-  std::vector<Block *> all_; // every block of the function
+  std::vector<Block *> all_;       // every block of the function
   std::set<const Stmt *> pending_; // parallel loops not outlined yet
   clang::SourceLocation fallback_;
   clang::SourceLocation at(clang::SourceLocation l) const {
