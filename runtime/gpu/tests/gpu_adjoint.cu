@@ -17,37 +17,7 @@
  */
 #include "gpu_test.h"
 
-/* The direction dx and the adjoint seeds y_b, per rank. */
-static double dxv(int r, int k) { return 0.5 + 0.25 * ((3 * r + k) % 5); }
-/* Positive, like dx and the derivatives, so that no sum cancels and the
- * float cases stay within float rounding of the exact values. */
-static double ybv(int r, int k) { return 0.1 * (r + 1) + 0.01 * k + 0.05; }
 static double xb0v(int r, int k) { return 0.7 - 0.05 * k + 0.01 * r; }
-
-/* d y_k / d x_{r,k} of the reduction op over ranks (see input()). */
-static double deriv_host(int op, int r, int k, int size) {
-  if (op == 0)
-    return 1.0;
-  if (op == 1) {
-    double p = 1.0;
-    for (int q = 0; q < size; ++q)
-      if (q != r)
-        p *= input(1, q, k, size);
-    return p;
-  }
-  double ext = reduce_host(op, k, size);
-  for (int q = 0; q < size; ++q)
-    if (input(op, q, k, size) == ext)
-      return q == r ? 1.0 : 0.0; /* the lowest holder owns it */
-  return 0.0;
-}
-
-static void check_stack_empty(const char *what) {
-  char w[200];
-  snprintf(w, sizeof w, "%s: record stack empty", what);
-  expect_true(w,
-              mpiad_gpu_record_count() == 0 && mpiad_gpu_record_bytes() == 0);
-}
 
 static vec minus(const vec &a, const vec &b) {
   vec d(a.size());

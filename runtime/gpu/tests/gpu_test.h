@@ -273,4 +273,39 @@ static inline const char *dup_with_path(const char *path, MPI_Comm *out) {
   return p;
 }
 
+/* Shared by the adjoint and tangent tests. */
+/* The direction dx and the adjoint seeds y_b, per rank (positive, so that no
+ * sum cancels and the float cases stay within float rounding). */
+static inline double dxv(int r, int k) {
+  return 0.5 + 0.25 * ((3 * r + k) % 5);
+}
+static inline double ybv(int r, int k) {
+  return 0.1 * (r + 1) + 0.01 * k + 0.05;
+}
+
+/* d y_k / d x_{r,k} of the reduction op over ranks (see input()). */
+static inline double deriv_host(int op, int r, int k, int size) {
+  if (op == 0)
+    return 1.0;
+  if (op == 1) {
+    double p = 1.0;
+    for (int q = 0; q < size; ++q)
+      if (q != r)
+        p *= input(1, q, k, size);
+    return p;
+  }
+  double ext = reduce_host(op, k, size);
+  for (int q = 0; q < size; ++q)
+    if (input(op, q, k, size) == ext)
+      return q == r ? 1.0 : 0.0; /* the lowest holder owns it */
+  return 0.0;
+}
+
+static inline void check_stack_empty(const char *what) {
+  char w[300];
+  snprintf(w, sizeof w, "%s: record stack empty", what);
+  expect_true(w,
+              mpiad_gpu_record_count() == 0 && mpiad_gpu_record_bytes() == 0);
+}
+
 #endif /* MPIAD_GPU_TEST_H */

@@ -6,13 +6,15 @@
 // reduction, into a neighbour an atomicAdd.  Variables of the loop body are
 // computed again by the adjoint kernel instead of being recorded.  Other
 // statements on device memory run in a single-thread kernel, with a warning
-// in the primal.  Communication on host scalars stays MPI; the replicated
-// gradient is summed over ranks by libmpiad_gpu.
+// in the primal.  Communication on host scalars stays MPI; on device buffers
+// (a product over ranks, a Sendrecv halo exchange) it calls libmpiad_gpu, and
+// so does the sum over ranks of the replicated gradient.
 // RUN: %mpiad-emit --target=cuda %s -o %t.cu 2> %t.err
 // RUN: sed '/^\/\/ [A-Z-]*:/d' %t.cu | FileCheck %s
 // RUN: FileCheck %s --check-prefix=WARN < %t.err
 #include <mpi.h>
 #include <math.h>
+#include <stdlib.h>
 
 // CHECK: #include "mpiad_gpu.h"
 
@@ -125,3 +127,45 @@ double energy(const double *x, int n, MPI_Comm comm) {
 // CHECK-LABEL: extern "C" double energy_d(const double *x, double *x_d, int n, MPI_Comm comm, double *energy_dot) {
 // CHECK:        energy_d_k0_launch(x, n, x_d, &e, &e_d);
 // CHECK:        MPI_Allreduce(&e_d, &t_d, 1, MPI_DOUBLE, MPI_SUM, comm);
+
+// Communication on device buffers calls libmpiad_gpu: the call, and the
+// forward/reverse helpers of its rule; on host scalars it stays MPI (above).
+#pragma mpiad differentiate wrt(x) output(y)
+void prodall(const double *x, double *y, int n, MPI_Comm comm) {
+  MPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_PROD, comm);
+}
+// CHECK-LABEL: extern "C" void prodall(const double *x, double *y, int n, MPI_Comm comm) {
+// CHECK-NEXT:   mpiad_gpu_allreduce(x, y, n, MPI_DOUBLE, MPI_PROD, comm);
+// CHECK-LABEL: extern "C" void prodall_b(
+// CHECK:        mpiad_gpu_allreduce_fwd(x, y, n, MPI_DOUBLE, MPI_PROD, comm);
+// CHECK:        mpiad_gpu_allreduce_rev(x_b, y_b, n, MPI_DOUBLE, MPI_PROD, comm, 0);
+
+// A halo exchange: device work buffers, Sendrecv on device addresses, and the
+// pointer values the reverse sweep restores (recorded on the host).
+#pragma mpiad differentiate wrt(u) output(v)
+void ring(const double *u, double *v, int n, MPI_Comm comm) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  double *g = malloc((size_t)(n + 1) * sizeof(double));
+#pragma mpiad parallel
+  for (int i = 0; i < n; i++)
+    g[i + 1] = u[i];
+  MPI_Sendrecv(&g[n], 1, MPI_DOUBLE, (rank + 1) % size, 0, &g[0], 1,
+               MPI_DOUBLE, (rank + size - 1) % size, 0, comm,
+               MPI_STATUS_IGNORE);
+#pragma mpiad parallel
+  for (int i = 0; i < n; i++)
+    v[i] = g[i] * g[i + 1];
+  free(g);
+}
+// CHECK-LABEL: extern "C" void ring_b(
+// CHECK:        g = (double *)mpiad_gpu_malloc((size_t)(n + 1) * sizeof(double));
+// CHECK-NEXT:   g_b = (double *)mpiad_gpu_calloc(1, (size_t)(n + 1) * sizeof(double));
+// CHECK:        mpiad_gpu_sendrecv_fwd(&g[n], 1, MPI_DOUBLE,
+// CHECK:        /* reverse sweep */
+// CHECK:        mpiad_gpu_sendrecv_rev(&g_b[n], 1, MPI_DOUBLE,
+// CHECK:        mpiad_gpu_free(g);
+// CHECK-NEXT:   mpiad_gpu_free(g_b);
+// CHECK-NEXT:   g_b = (double *)mpiad_pop_ptr();
+// CHECK-NEXT:   g = (double *)mpiad_pop_ptr();
