@@ -26,7 +26,8 @@
 
 #include "mpiad.h"
 
-#pragma mpiad differentiate wrt(kappa) replicated(kappa, dt, dx, nsteps) name(all_kappa_b)
+#pragma mpiad differentiate wrt(kappa) replicated(kappa, dt, dx, nsteps) \
+    varying(u0, obs, nlocal) name(all_kappa_b)
 double misfit_all(const double *u0, const double *obs, int nlocal, int nsteps,
                   double kappa, double dt, double dx, MPI_Comm comm) {
   int rank, size;
@@ -61,7 +62,8 @@ double misfit_all(const double *u0, const double *obs, int nlocal, int nsteps,
   return J;
 }
 
-#pragma mpiad differentiate wrt(kappa) replicated(kappa, dt, dx, nsteps, nsnap) name(ck_kappa_b)
+#pragma mpiad differentiate wrt(kappa) replicated(kappa, dt, dx, nsteps, nsnap) \
+    varying(u0, obs, nlocal) name(ck_kappa_b)
 double misfit_ck(const double *u0, const double *obs, int nlocal, int nsteps,
                  double kappa, double dt, double dx, int nsnap, MPI_Comm comm) {
   int rank, size;

@@ -44,7 +44,8 @@
 
 /* ---- the primal: identical to samples/halo2d/halo2d.c -------------------- */
 
-#pragma mpiad differentiate wrt(kappa) replicated(nsteps, r) semantics(global) name(halo2d_b)
+#pragma mpiad differentiate wrt(kappa) replicated(nsteps, r) \
+    varying(kappa, u0, uobs, nx, ny, north, south, west, east) semantics(global) name(halo2d_b)
 double halo2d(const double *kappa, const double *u0, const double *uobs,
               int nx, int ny, int nsteps, double r, int north, int south,
               int west, int east, MPI_Comm comm) {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 /* (a) J = sum over ranks of <x, y>; x and y vary per rank. */
-#pragma mpiad differentiate wrt(x, y)
+#pragma mpiad differentiate wrt(x, y) varying(x, y, n)
 double dot(const double *x, const double *y, int n, MPI_Comm comm) {
   double s = 0.0;
   for (int i = 0; i < n; i++)
@@ -20,7 +20,7 @@ double dot(const double *x, const double *y, int n, MPI_Comm comm) {
 
 /* (b) T steps of explicit 1-D diffusion (fixed end values) on this rank's
  * field, written with a copy-back; J = sum over ranks of sum u^2 at the end. */
-#pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate wrt(u0) replicated(T, nu) varying(u0, n)
 double diffusion(const double *u0, int n, int T, double nu, MPI_Comm comm) {
   double *u = malloc(n * sizeof(double));
   double *unew = malloc(n * sizeof(double));
@@ -45,7 +45,7 @@ double diffusion(const double *u0, int n, int T, double nu, MPI_Comm comm) {
 }
 
 /* (c) The flagship loss, copied verbatim from samples/fitting/logistic.c. */
-#pragma mpiad differentiate wrt(w, b) replicated(w, b, d, lambda)
+#pragma mpiad differentiate wrt(w, b) replicated(w, b, d, lambda) varying(X, y, n)
 double loss(const double *w, double b, const double *X, const double *y, int n,
             int d, double lambda, MPI_Comm comm) {
   double local = 0.0;

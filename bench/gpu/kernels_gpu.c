@@ -6,7 +6,7 @@
 
 /* y = a x^2: reads x, writes y.  Its adjoint reads x, x_b and y_b and writes
  * x_b and y_b, after running the primal (forward sweep). */
-#pragma mpiad differentiate wrt(x) output(y)
+#pragma mpiad differentiate wrt(x) output(y) replicated(a) varying(x, n)
 void stream(const double *x, double *y, double a, int n) {
 #pragma mpiad parallel
   for (int i = 0; i < n; i++)
@@ -15,7 +15,7 @@ void stream(const double *x, double *y, double a, int n) {
 
 /* sum over ranks of x^2: reads x; the adjoint reads x, writes x_b (fused
  * into the same kernel as the primal). */
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x, n)
 double sumsq(const double *x, int n, MPI_Comm comm) {
   double s = 0;
 #pragma mpiad parallel

@@ -6,6 +6,8 @@
  *     sweep of a generated adjoint to its reverse sweep;
  *   - adjoint communication helpers (comm.c): the root factor and batched
  *     "sum partial adjoints over ranks" reductions;
+ *   - checks of an adjoint's inputs on entry (inputs.c): MPIAD_CHECK=1's
+ *     verification of replicated inputs, and checked gradient allocations;
  *   - gradient-check helpers (check.c): global inner products, central
  *     differences and a collective pass/fail comparison;
  *   - checkpointing (checkpoint.c): the binomial schedule and the snapshots
@@ -501,6 +503,41 @@ double mpiad_adjoint_directional(const mpiad_input *in, double *const *x_b,
  *  the same value: 0 on pass, 1 on fail. */
 int mpiad_check_close(const char *label, double got, double want, double rtol,
                       double atol, MPI_Comm comm);
+
+/* ------------------------------------------------------------------------- */
+/* Checks of an adjoint's inputs on entry (inputs.c)                         */
+/* ------------------------------------------------------------------------- */
+
+/** Nonzero when MPIAD_CHECK is set in the environment to anything but "" or
+ *  "0" (read once).  Generated adjoints then call mpiad_check_replicated on
+ *  entry; otherwise the check costs this one call. */
+int mpiad_check_enabled(void);
+
+/** One input an adjoint treats as replicated: count elements of elem_size
+ *  bytes at data.  kind: 'i' int, 'l' long long, 'f' float, 'd' double (a
+ *  scalar, printed in the message), 'a' an array. */
+typedef struct {
+  const char *name;
+  const void *data;
+  long long count;
+  size_t elem_size;
+  char kind;
+} mpiad_check_input;
+
+/** Collective over comm: verifies with one MPI_Allreduce that each input is
+ *  bitwise equal on all ranks.  If one is not, rank 0 prints
+ *  "mpiad: MPIAD_CHECK: FN: replicated input 'NAME' differs between ranks:
+ *  V0 on rank 0, V1 on rank R; ..." (the first such input in the list) and
+ *  the job is aborted with MPI_Abort.  A negative count is reported and
+ *  aborts the same way. */
+void mpiad_check_replicated(MPI_Comm comm, const char *fn,
+                            const mpiad_check_input *in, int n);
+
+/** calloc(count, elem_size) for an adjoint's gradient buffer of `what`,
+ *  with "mpiad: FN: the length of 'WHAT' is negative (...)" or "cannot
+ *  allocate" and MPI_Abort(comm, 1) instead of returning NULL. */
+void *mpiad_alloc_zeroed(long long count, size_t elem_size, const char *fn,
+                         const char *what, MPI_Comm comm);
 
 /* ------------------------------------------------------------------------- */
 /* Adjoints of MPI communication (adjoint_comm.c)                            */

@@ -81,8 +81,10 @@
 
 #include "mpiad.h"
 
-#pragma mpiad differentiate wrt(u0) replicated(kappa, dt, dx, nsteps) name(misfit_u0_b)
-#pragma mpiad differentiate wrt(kappa) replicated(kappa, dt, dx, nsteps) name(misfit_kappa_b)
+#pragma mpiad differentiate wrt(u0) replicated(kappa, dt, dx, nsteps) \
+    varying(u0, obs, w, nlocal) name(misfit_u0_b)
+#pragma mpiad differentiate wrt(kappa) replicated(kappa, dt, dx, nsteps) \
+    varying(u0, obs, w, nlocal) name(misfit_kappa_b)
 double misfit(const double *u0, const double *obs, const double *w, int nlocal,
               int nsteps, double kappa, double dt, double dx, MPI_Comm comm) {
   int rank, size;

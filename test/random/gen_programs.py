@@ -7,7 +7,7 @@ Each program is one self-contained C file, reproducible from its seed:
 
 A program holds one marked function
 
-    #pragma mpiad differentiate wrt(x) output(y) name(rg_f_b) semantics(global|per_rank)
+    #pragma mpiad differentiate wrt(x) output(y) varying(x) name(rg_f_b) semantics(global|per_rank)
     void rg_f(const double *x, double *y, MPI_Comm comm)
 
 that runs a random sequence of communication phases on double buffers, with
@@ -674,7 +674,7 @@ class Gen:
         out.append("#define MAXP 4")
         out.append("#define RG_SEED %d" % self.seed)
         out.append("")
-        out.append("#pragma mpiad differentiate wrt(x) output(y) name(rg_f_b) semantics(%s)" % sem)
+        out.append("#pragma mpiad differentiate wrt(x) output(y) varying(x) name(rg_f_b) semantics(%s)" % sem)
         out.append("void rg_f(const double *x, double *y, MPI_Comm comm) {")
         out.extend(self.lines)
         out.append("}")

@@ -49,6 +49,10 @@ struct Request {
   std::vector<bool> activeParams;
   bool activeReturn = false;
   bool topLevel = true;
+  /// Unclassified inputs (in neither replicated(...) nor varying(...)) taken
+  /// as replicated; the others are taken as varying.  Module::generate tries
+  /// both readings and stops where the generated code depends on them.
+  std::set<std::string> assumeReplicated;
 };
 
 class Frontend;

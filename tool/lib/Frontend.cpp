@@ -15,14 +15,20 @@ namespace mpiad {
 
 void Diag::error(SourceLocation loc, const std::string &msg) {
   ++errors_;
+  if (quiet_)
+    return;
   diags_.Report(loc, diags_.getCustomDiagID(DiagnosticsEngine::Error, "%0"))
       << msg;
 }
 void Diag::warning(SourceLocation loc, const std::string &msg) {
+  if (quiet_)
+    return;
   diags_.Report(loc, diags_.getCustomDiagID(DiagnosticsEngine::Warning, "%0"))
       << msg;
 }
 void Diag::note(SourceLocation loc, const std::string &msg) {
+  if (quiet_)
+    return;
   diags_.Report(loc, diags_.getCustomDiagID(DiagnosticsEngine::Note, "%0"))
       << msg;
 }

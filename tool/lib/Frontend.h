@@ -27,9 +27,45 @@ public:
   void note(clang::SourceLocation loc, const std::string &msg);
   bool hasErrors() const { return errors_ > 0; }
 
+  /// While one lives, nothing is reported; errors count from zero until it
+  /// ends, and then the count is as before (trial runs of the pipeline).
+  class Quiet {
+  public:
+    explicit Quiet(Diag &d) : d_(d), errors_(d.errors_), was_(d.quiet_) {
+      d.quiet_ = true;
+      d.errors_ = 0;
+    }
+    ~Quiet() {
+      d_.errors_ = errors_;
+      d_.quiet_ = was_;
+    }
+    Quiet(const Quiet &) = delete;
+    Quiet &operator=(const Quiet &) = delete;
+
+  private:
+    Diag &d_;
+    int errors_;
+    bool was_;
+  };
+
+  /// While one lives, hasErrors() counts only the errors reported since it
+  /// began (one function's pipeline); afterwards they add to the total.
+  class Scope {
+  public:
+    explicit Scope(Diag &d) : d_(d), before_(d.errors_) { d.errors_ = 0; }
+    ~Scope() { d_.errors_ += before_; }
+    Scope(const Scope &) = delete;
+    Scope &operator=(const Scope &) = delete;
+
+  private:
+    Diag &d_;
+    int before_;
+  };
+
 private:
   clang::DiagnosticsEngine &diags_;
   int errors_ = 0;
+  bool quiet_ = false;
 };
 
 /// Lowers functions on demand; callees are lowered when first called.

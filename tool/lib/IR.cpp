@@ -9,6 +9,11 @@ static std::shared_ptr<Expr> node(Expr::Kind k) {
   return e;
 }
 
+long long nextVarOrder() {
+  static long long next = 0;
+  return next++;
+}
+
 ExprP mkInt(long long v) { return mkIntText(std::to_string(v)); }
 
 ExprP mkIntText(const std::string &t) {

@@ -49,8 +49,14 @@ struct CType {
   }
 };
 
+/// A number per variable object, in order of creation in this process, so
+/// that sets and maps of variables iterate in the same order on every run
+/// (the generated text must not depend on heap addresses).
+long long nextVarOrder();
+
 struct Var {
   int id = 0;
+  long long order = nextVarOrder();
   std::string name;      // name as printed (unique within the function)
   std::string userName;  // name as the user wrote it
   CType type;
@@ -72,6 +78,23 @@ struct Var {
   bool assignedInLoop = false;
   std::string shadow; // name of the adjoint / tangent variable
 };
+
+} // namespace mpiad
+
+// Ordered containers of variables iterate in creation order, not in address
+// order: std::set<Var *> and std::map<Var *, T> are used throughout.
+template <> struct std::less<mpiad::Var *> {
+  bool operator()(const mpiad::Var *a, const mpiad::Var *b) const {
+    return (a ? a->order : -1) < (b ? b->order : -1);
+  }
+};
+template <> struct std::less<const mpiad::Var *> {
+  bool operator()(const mpiad::Var *a, const mpiad::Var *b) const {
+    return (a ? a->order : -1) < (b ? b->order : -1);
+  }
+};
+
+namespace mpiad {
 
 struct Expr;
 using ExprP = std::shared_ptr<const Expr>;
@@ -193,7 +216,7 @@ struct Annotation {
   clang::SourceLocation loc; // of the pragma
   bool reverse = true;
   std::vector<std::pair<std::string, clang::SourceLocation>> wrt, outputs,
-      replicated;
+      replicated, varying;
   std::map<std::string, std::string> replicatedLen; // explicit w[LEN]
   std::string name;
   bool perRank = false;

@@ -179,6 +179,9 @@ void MpiadPragmaHandler::HandlePragma(Preprocessor &PP,
       } else if (clause == "replicated") {
         if (!p.nameList(rec.ann.replicated, &rec.ann.replicatedLen, false))
           return;
+      } else if (clause == "varying") {
+        if (!p.nameList(rec.ann.varying, nullptr, false))
+          return;
       } else if (clause == "name" || clause == "semantics") {
         if (!p.expect(tok::l_paren, "'('"))
           return;
@@ -204,8 +207,8 @@ void MpiadPragmaHandler::HandlePragma(Preprocessor &PP,
       } else {
         p.error(clauseLoc, "unknown clause '" + clause +
                                "' in '#pragma mpiad differentiate' (expected "
-                               "wrt, output, replicated, name, semantics, "
-                               "reverse or forward)");
+                               "wrt, output, replicated, varying, name, "
+                               "semantics, reverse or forward)");
         return;
       }
     }

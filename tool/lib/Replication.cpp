@@ -225,7 +225,7 @@ private:
   }
 };
 
-std::shared_ptr<ReplicationResult> Replication::run(Diag &diag) {
+std::shared_ptr<ReplicationResult> Replication::run(Diag &) {
   for (Var *p : f.params)
     entry[p] = scalar(p) ? newDef(p, nullptr) : whole(p);
   State st;
@@ -260,8 +260,8 @@ std::shared_ptr<ReplicationResult> Replication::run(Diag &diag) {
     return req.topLevel && named(req.ann.outputs, v) && !named(req.ann.wrt, v);
   };
   auto listed = [&](const Var *v) {
-    return std::any_of(req.ann.replicated.begin(), req.ann.replicated.end(),
-                       [&](const auto &r) { return r.first == v->userName; });
+    return named(req.ann.replicated, v) ||
+           req.assumeReplicated.count(v->userName) > 0;
   };
   for (size_t d = 0; d < n; ++d) {
     const Def &df = defs[d];
@@ -414,64 +414,6 @@ std::shared_ptr<ReplicationResult> Replication::run(Diag &diag) {
     f.retVar->partial = partial[w];
   }
 
-  // An output that varies although the function reduces over ranks is
-  // usually an input the user forgot to list in replicated(...): say which.
-  if (req.topLevel && !req.perRank && f.retVar && !f.retVar->replicated &&
-      f.retVar->useful) {
-    bool reduces = false;
-    walk(f.body, [&](Stmt &s, const WalkCtx &) {
-      for (const Effect &e : effectsOf(s, fe))
-        reduces |= e.commResult && std::string(e.commResult) == "replicated";
-    });
-    std::set<int> seen;
-    std::vector<int> work;
-    for (int d = 0; d < (int)n; ++d)
-      if (find(d) == find(exitRet))
-        work.push_back(d);
-    std::set<Var *> culprits;
-    while (!work.empty()) {
-      int d = work.back();
-      work.pop_back();
-      if (!seen.insert(d).second || !varying[find(d)])
-        continue;
-      const Def &df = defs[d];
-      if (!df.s) {
-        // Data naturally varies; name only scalars and sizes that look like
-        // they were meant to be replicated.
-        bool isWrt = std::any_of(
-            req.ann.wrt.begin(), req.ann.wrt.end(),
-            [&](const auto &w) { return w.first == df.v->userName; });
-        if (df.v->kind == Var::Param && df.v->type.ptrDepth == 0 &&
-            df.v->type.dims.empty() && !isWrt)
-          culprits.insert(df.v);
-        continue;
-      }
-      std::vector<std::pair<const Stmt *, Var *>> srcs;
-      for (const Stmt *c : df.control) {
-        std::set<Var *> vs;
-        collectVars(c->cond, vs);
-        for (Var *v : vs)
-          srcs.push_back({c, v});
-      }
-      if (!df.e.commResult)
-        for (Var *r : df.e.reads)
-          srcs.push_back({df.s, r});
-      for (auto &sv : srcs)
-        for (int u : useWebs(sv.first, sv.second))
-          for (int k = 0; k < (int)n; ++k)
-            if (find(k) == find(u))
-              work.push_back(k);
-    }
-    std::string why;
-    for (Var *p : f.params)
-      if (culprits.count(p))
-        why += (why.empty() ? "'" : ", '") + p->userName + "'";
-    if (reduces && !why.empty())
-      diag.warning(req.ann.loc,
-                   "the result of '" + f.name + "' varies across ranks "
-                   "because it depends on " + why + ", not listed in "
-                   "replicated(...); the objective sums it over ranks");
-  }
   return res;
 }
 

@@ -1850,6 +1850,19 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       ok = false;
     }
   }
+  for (const auto &v : ann.varying) {
+    if (!param(v.first)) {
+      diag_.error(v.second, "'" + v.first +
+                                "' in varying(...) is not a parameter of '" +
+                                F.name + "'");
+      ok = false;
+    } else if (named(ann.replicated, v.first)) {
+      diag_.error(v.second, "'" + v.first +
+                                "' is listed both in replicated(...) and in "
+                                "varying(...); keep the one that is true");
+      ok = false;
+    }
+  }
   if (ann.outputs.empty() && !F.ret.isFloatingScalar()) {
     diag_.error(ann.loc, "'" + F.name +
                              "' returns no float or double; name its outputs "
@@ -1860,8 +1873,172 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
 
 }
 
+/// The inputs of a marked function whose replication the pragma leaves
+/// open: parameters in neither replicated(...) nor varying(...), other than
+/// pure outputs and MPI handles.
+static std::vector<std::string> unclassifiedInputs(const Function &F,
+                                                   const Annotation &ann) {
+  std::vector<std::string> out;
+  for (const Var *p : F.params) {
+    const std::string &n = p->userName;
+    if (named(ann.replicated, n) || named(ann.varying, n))
+      continue;
+    if (named(ann.outputs, n) && !named(ann.wrt, n))
+      continue;
+    std::string base = p->type.base;
+    if (base.rfind("const ", 0) == 0)
+      base = base.substr(6);
+    if (base.rfind("MPI_", 0) == 0 || base.rfind("struct ompi_", 0) == 0)
+      continue;
+    out.push_back(n);
+  }
+  return out;
+}
+
+/// MPIAD_CHECK=1: on entry, verify that the inputs listed in replicated(...)
+/// are equal on all ranks (one collective, only when the variable is set).
+/// Scalars first, so that a length that differs is named before the array
+/// it sizes; arrays whose length is known (given or inferred); on the CUDA
+/// target, scalars only.
+StmtP Module::replicationCheck(Function &F, const Annotation &ann,
+                               const Request &R, const std::string &arr) {
+  std::vector<std::string> scalars, arrays;
+  for (Var *p : F.params) {
+    if (!named(ann.replicated, p->userName) || !p->type.dims.empty())
+      continue;
+    std::string base = p->type.base;
+    if (base.rfind("const ", 0) == 0)
+      base = base.substr(6);
+    const std::string &n = p->name;
+    if (p->type.ptrDepth == 0) {
+      char kind = base == "int"                                   ? 'i'
+                  : base == "long long" || base == "long"         ? 'l'
+                  : base == "float"                               ? 'f'
+                  : base == "double"                              ? 'd'
+                  : p->type.elem == Scalar::Int                   ? 'x'
+                                                                  : 0;
+      if (kind)
+        scalars.push_back("{\"" + p->userName + "\", &" + n + ", 1, sizeof " +
+                          n + ", '" + kind + "'}");
+      continue;
+    }
+    if (p->type.ptrDepth != 1 || cuda || p->type.elem == Scalar::Other ||
+        p->type.elem == Scalar::Void)
+      continue;
+    std::string len;
+    auto it = ann.replicatedLen.find(p->userName);
+    if (it != ann.replicatedLen.end()) {
+      len = it->second;
+    } else {
+      std::string why;
+      ExprP e = inferLength(F, p, why);
+      if (!e)
+        continue;
+      len = printExpr(e);
+    }
+    arrays.push_back("{\"" + p->userName + "\", " + n + ", (long long)(" + len +
+                     "), sizeof *" + n + ", 'a'}");
+  }
+  scalars.insert(scalars.end(), arrays.begin(), arrays.end());
+  if (scalars.empty())
+    return nullptr;
+  std::string init = "const mpiad_check_input " + arr + "[] = {";
+  for (size_t i = 0; i < scalars.size(); ++i)
+    init += (i ? ", " : "") + scalars[i];
+  init += "}";
+  Block then;
+  then.push_back(mkOpaqueDecl(init));
+  std::string comm = mainComm(F);
+  std::vector<Var *> commVar;
+  for (Var *p : F.params)
+    if (p->name == comm)
+      commVar.push_back(p); // so that `(void)comm;` is not written
+  then.push_back(mkExprStmt(mkCall(
+      "mpiad_check_replicated",
+      {mkOpaque(comm, commVar), mkOpaque("\"" + R.outName + "\""),
+       mkOpaque(arr), mkInt((long long)scalars.size())},
+      Scalar::Void)));
+  return mkIf(mkCall("mpiad_check_enabled", {}, Scalar::Int), std::move(then));
+}
+
+std::string Module::trialText(const clang::FunctionDecl *fd,
+                              const Annotation &ann,
+                              const std::set<std::string> &assume) {
+  // Everything a run adds to the module is put back afterwards, and it
+  // reports nothing: a trial only produces text to compare.
+  Diag::Quiet quiet(diag_);
+  std::set<std::string> names = names_, defined = defined_;
+  std::string pending = pendingHelpers_;
+  std::map<std::string, CalleeNames> callees = callees_;
+  std::map<std::string, std::string> tangentCallees = tangentCallees_;
+  trial_ = true;
+  Generated g;
+  bool ok = generateOnce(fd, ann, assume, g);
+  trial_ = false;
+  names_ = names;
+  defined_ = defined;
+  pendingHelpers_ = pending;
+  callees_ = callees;
+  tangentCallees_ = tangentCallees;
+  return ok ? g.text : std::string("<error>");
+}
+
 bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
                       Generated &out) {
+  // Replication is never guessed.  Where the pragma leaves an input's
+  // replication open, generate the adjoint with the open inputs taken as
+  // replicated and as varying; if the code differs, the gradient depends on
+  // the choice and the user must make it.
+  Diag::Scope scope(diag_); // an earlier function's errors do not stop this one
+  std::vector<std::string> open;
+  if (ann.reverse && !ann.perRank) {
+    std::unique_ptr<Function> F = fe_.lowerCopy(fd);
+    if (!F)
+      return false;
+    open = unclassifiedInputs(*F, ann);
+  }
+  if (!open.empty()) {
+    // Each open input alone taken as replicated, the others varying, must
+    // give the code of all varying; and all replicated must too.  Where
+    // they do not, the inputs named are those whose flip changes the code,
+    // from all varying or from all replicated (else all of them: only their
+    // combination matters).
+    std::set<std::string> all(open.begin(), open.end());
+    std::string asVarying = trialText(fd, ann, {});
+    std::set<std::string> flips;
+    for (const std::string &n : open)
+      if (trialText(fd, ann, {n}) != asVarying)
+        flips.insert(n);
+    std::string asReplicated = trialText(fd, ann, all);
+    if (!flips.empty() || asReplicated != asVarying) {
+      for (const std::string &n : open) {
+        std::set<std::string> allBut = all;
+        allBut.erase(n);
+        if (trialText(fd, ann, allBut) != asReplicated)
+          flips.insert(n);
+      }
+      if (flips.empty())
+        flips = all;
+    }
+    std::vector<std::string> culprits;
+    for (const std::string &n : open) // in parameter order
+      if (flips.count(n))
+        culprits.push_back(n);
+    if (!culprits.empty()) {
+      for (const std::string &n : culprits)
+        diag_.error(ann.loc, "the gradient depends on whether '" + n +
+                                 "' is equal on all ranks; add replicated(" +
+                                 n + ") if it is, or varying(" + n +
+                                 ") if it differs between ranks");
+      return false;
+    }
+  }
+  return generateOnce(fd, ann, {}, out);
+}
+
+bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
+                          const std::set<std::string> &assume,
+                          Generated &out) {
   std::unique_ptr<Function> owned = fe_.lowerCopy(fd);
   if (!owned)
     return false;
@@ -1871,6 +2048,7 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
   R.ann = ann;
   R.perRank = ann.perRank;
   R.topLevel = true;
+  R.assumeReplicated = assume;
   R.outName = ann.name.empty() ? F.name + "_b" : ann.name;
   if (defined_.count(R.outName)) {
     diag_.error(ann.loc, "'" + R.outName + "', the name of the generated "
@@ -1960,13 +2138,22 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
       }
       Var *part = G.shadow(p);
       part->type.base = st.base;
-      prologue.push_back(mkDecl(
-          part, mkCall("calloc",
-                       {len, mkOpaque("sizeof(" + part->type.base + ")")},
-                       Scalar::Void, 1)));
+      ExprP alloc =
+          cuda ? mkCall("calloc",
+                        {len, mkOpaque("sizeof(" + part->type.base + ")")},
+                        Scalar::Void, 1)
+               : mkCall("mpiad_alloc_zeroed",
+                        {len, mkOpaque("sizeof(" + part->type.base + ")"),
+                         mkOpaque("\"" + R.outName + "\""),
+                         mkOpaque("\"" + p->userName + "\""), mkOpaque(comm)},
+                        Scalar::Void, 1);
+      prologue.push_back(mkDecl(part, alloc));
       partials.push_back({part, sig, len});
     }
   }
+  if (!R.perRank && !trial_)
+    if (StmtP check = replicationCheck(F, ann, R, G.unique("mpiad_inputs")))
+      prologue.insert(prologue.begin(), check);
   std::string retType = retOut ? printType(F.ret) : "void";
   if (!retOut && F.ret.elem != Scalar::Void)
     retType = printType(F.ret);
@@ -2118,7 +2305,8 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
        << " *   independents: " << list(ann.wrt) << "\n"
        << " *   dependents:   " << deps
        << (retRepl.empty() ? "" : " (" + retRepl + ")") << "\n"
-       << " *   replicated:   " << list(ann.replicated) << "\n";
+       << " *   replicated:   " << list(ann.replicated) << "\n"
+       << " *   varying:      " << list(ann.varying) << "\n";
   std::string sig = retType + " " + R.outName + "(";
   for (size_t i = 0; i < params.size(); ++i)
     sig += (i ? ", " : "") + params[i];
@@ -2151,7 +2339,7 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
   }
   if (retType != "void")
     body += "  return " + F.retVar->name + ";\n";
-  finishFunction(out, kernels + head.str(), (cuda ? "extern \"C\" " : "") + sig,
+  finishFunction(out, kernels + (trial_ ? std::string() : head.str()), (cuda ? "extern \"C\" " : "") + sig,
                  body, std::move(owned));
   if (cuda)
     out.prototype = sig + ";";

@@ -32,6 +32,19 @@ public:
   /// Adjoint of a marked function.  False after an error.
   bool generate(const clang::FunctionDecl *fd, const Annotation &ann,
                 Generated &out);
+  /// One run of the adjoint's pipeline, with the unclassified inputs in
+  /// `assume` taken as replicated and the others as varying.
+  bool generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
+                    const std::set<std::string> &assume, Generated &out);
+  /// The adjoint's text (without its header comment) under an assumption,
+  /// reporting nothing and leaving the module as it was; "<error>" when the
+  /// run fails.
+  std::string trialText(const clang::FunctionDecl *fd, const Annotation &ann,
+                        const std::set<std::string> &assume);
+  bool trial_ = false; // inside trialText
+  /// The MPIAD_CHECK=1 verification of the replicated inputs, or null.
+  StmtP replicationCheck(Function &F, const Annotation &ann, const Request &R,
+                         const std::string &arrayName);
   /// Tangent (forward mode) of a marked function (Forward.cpp).
   bool generateForward(const clang::FunctionDecl *fd, const Annotation &ann,
                        Generated &out);

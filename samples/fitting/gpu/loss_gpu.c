@@ -10,7 +10,7 @@
 #include <math.h>
 #include <mpi.h>
 
-#pragma mpiad differentiate wrt(w, b) replicated(w, b, d, lambda)
+#pragma mpiad differentiate wrt(w, b) replicated(w, b, d, lambda) varying(X, y, n)
 double loss(const double *w, double b, const double *X, const double *y, int n,
             int d, double lambda, MPI_Comm comm) {
   double local = 0.0;

@@ -8,7 +8,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#pragma mpiad differentiate wrt(x, theta) replicated(theta)
+#pragma mpiad differentiate wrt(x, theta) replicated(theta) varying(x)
 double loss(const double *x, const double *theta, int n, MPI_Comm comm) {
   double s = 0;
 #pragma mpiad parallel
@@ -21,7 +21,7 @@ double loss(const double *x, const double *theta, int n, MPI_Comm comm) {
   return g;
 }
 
-#pragma mpiad differentiate wrt(u) output(v)
+#pragma mpiad differentiate wrt(u) output(v) varying(u)
 void smooth(const double *u, double *v, int n, double a) {
 #pragma mpiad parallel
   for (int i = 1; i < n - 1; i++)
@@ -42,7 +42,7 @@ double energy(const double *x, int n, MPI_Comm comm) {
 }
 
 /* One pass: the adjoint runs inside the forward loop (sweep fusion). */
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double dot(const double *x, const double *y, int n) {
   double s = 0;
 #pragma mpiad parallel
@@ -53,7 +53,7 @@ double dot(const double *x, const double *y, int n) {
 
 /* Communication on device buffers: the product over ranks and its adjoint
  * through libmpiad_gpu. */
-#pragma mpiad differentiate wrt(x) output(y)
+#pragma mpiad differentiate wrt(x) output(y) varying(x)
 void prodall(const double *x, double *y, int n, MPI_Comm comm) {
   MPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_PROD, comm);
 }
@@ -61,7 +61,7 @@ void prodall(const double *x, double *y, int n, MPI_Comm comm) {
 /* A halo exchange on device buffers: a work buffer with one ghost cell on
  * each side, filled by MPI_Sendrecv from the neighbours on a ring, then a
  * nonlinear stencil. */
-#pragma mpiad differentiate wrt(u) output(v)
+#pragma mpiad differentiate wrt(u) output(v) varying(u)
 void halo(const double *u, double *v, int n, MPI_Comm comm) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);

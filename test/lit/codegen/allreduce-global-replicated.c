@@ -28,7 +28,7 @@
 
 #include <mpi.h>
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double f(const double *x, int n, MPI_Comm comm) {
   double local = 0.0;
   for (int i = 0; i < n; i++)

@@ -26,14 +26,14 @@
 
 #include <mpi.h>
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double allmax(double x, MPI_Comm comm) {
   double m;
   MPI_Allreduce(&x, &m, 1, MPI_DOUBLE, MPI_MAX, comm);
   return m;
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double finplace(const double *x, int n, MPI_Comm comm) {
   double s = 0.0;
   for (int i = 0; i < n; i++)

@@ -32,7 +32,7 @@
 // CHECK-NEXT: }
 // CHECK-NOT:  if (s > 2.0)
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double f(const double *x, int n) {
   double s = 1.0;
   for (int i = 0; i < n; i++) {

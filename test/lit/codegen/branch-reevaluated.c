@@ -25,7 +25,7 @@
 // CHECK-NEXT: }
 // CHECK-NOT:  mpiad_pop
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double g(const double *x, int n, double t) {
   double s = 0.0;
   for (int i = 0; i < n; i++) {

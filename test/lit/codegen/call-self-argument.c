@@ -18,7 +18,7 @@
 
 static double step(double v, double c) { return v + c * sin(v); }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double iter(double x, double c, int n) {
   double v = x;
   for (int t = 0; t < n; t++)

@@ -11,7 +11,7 @@
 // DIAG-NOT: {{error|warning}}
 #include <stdlib.h>
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double swap(const double *x, int n, int lo, int hi) {
   double *p = malloc((size_t)n * sizeof(double));
   double *q = malloc((size_t)n * sizeof(double));

@@ -11,6 +11,7 @@
 // CHECK-NEXT: {{^}} *   independents: u, c
 // CHECK-NEXT: {{^}} *   dependents:   u
 // CHECK-NEXT: {{^}} *   replicated:   (none)
+// CHECK-NEXT: {{^}} *   varying:      c
 // CHECK-NEXT: {{^}} *   void step_adj(double *u, double *u_b, double c, double *c_b, int n)
 // CHECK:      {{^}}void step_adj(double *u, double *u_b, double c, double *c_b, int n) {
 // CHECK:      /* forward sweep */
@@ -39,13 +40,13 @@
 // CHECK-NEXT:   y_b[i] = 0;
 // CHECK-NEXT: }
 
-#pragma mpiad differentiate reverse wrt(u, c) output(u) name(step_adj) semantics(global)
+#pragma mpiad differentiate reverse wrt(u, c) output(u) name(step_adj) semantics(global) varying(c)
 void step(double *u, double c, int n) {
   for (int i = 0; i < n; i++)
     u[i] = c * u[i] * u[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(return, y)
+#pragma mpiad differentiate wrt(x) output(return, y) varying(x)
 float g(const float *x, float *y, int n) {
   float s = 0.0f;
   for (int i = 0; i < n; i++) {

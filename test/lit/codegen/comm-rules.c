@@ -23,7 +23,7 @@
 // CHECK:      return mpiad_ret;
 #include <mpi.h>
 
-#pragma mpiad differentiate wrt(x) output(y)
+#pragma mpiad differentiate wrt(x) output(y) varying(x)
 void f(const double *x, double *y, int n, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -42,7 +42,7 @@ void f(const double *x, double *y, int n, MPI_Comm comm) {
 
 // The broadcast value is used only by replicated code: the adjoint keeps the
 // root's share and zeroes the others, with no communication.
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double g(const double *x, MPI_Comm comm) {
   double b[2];
   b[0] = x[0] * x[1];

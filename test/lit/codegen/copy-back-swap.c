@@ -14,7 +14,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate wrt(u0) varying(u0)
 double heat(const double *u0, int n, int T, double nu) {
   double *u = malloc(n * sizeof(double));
   double *unew = malloc(n * sizeof(double));
@@ -84,7 +84,7 @@ double heat(const double *u0, int n, int T, double nu) {
 // The boundary writes after the interior loop read u: their adjoints add to
 // u_b between the swap and the interior's adjoint, so that one adds too, and
 // zeroes unew_b as it goes.
-#pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate wrt(u0) varying(u0)
 double lateboundary(const double *u0, int n, int T, double nu) {
   double *u = malloc(n * sizeof(double));
   double *unew = malloc(n * sizeof(double));
@@ -117,7 +117,7 @@ double lateboundary(const double *u0, int n, int T, double nu) {
 // CHECK: return mpiad_ret;
 
 // The reverse needs the old u (u * u): the copy records it, so it stays.
-#pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate wrt(u0) varying(u0)
 double nonlinear(const double *u0, int n, int T) {
   double *u = malloc(n * sizeof(double));
   double *unew = malloc(n * sizeof(double));
@@ -141,7 +141,7 @@ double nonlinear(const double *u0, int n, int T) {
 // CHECK: unew_b[i] += u_b[i];
 
 // unew is read after the time loop.
-#pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate wrt(u0) varying(u0)
 double readafter(const double *u0, int n, int T) {
   double *u = malloc(n * sizeof(double));
   double *unew = malloc(n * sizeof(double));
@@ -164,7 +164,7 @@ double readafter(const double *u0, int n, int T) {
 // CHECK: unew_b[i] += u_b[i];
 
 // unew[n - 1] is never written: its old contents are read by the copy.
-#pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate wrt(u0) varying(u0)
 double partial(const double *u0, int n, int T) {
   double *u = malloc(n * sizeof(double));
   double *unew = malloc(n * sizeof(double));
@@ -188,7 +188,7 @@ double partial(const double *u0, int n, int T) {
 // CHECK: unew_b[i] += u_b[i];
 
 // The step reads unew before writing it.
-#pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate wrt(u0) varying(u0)
 double readfirst(const double *u0, int n, int T) {
   double *u = malloc(n * sizeof(double));
   double *unew = malloc(n * sizeof(double));
@@ -213,7 +213,7 @@ double readfirst(const double *u0, int n, int T) {
 // CHECK: unew_b[i] += u_b[i];
 
 // Not the whole buffer: u[n - 1] keeps its value.
-#pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate wrt(u0) varying(u0)
 double shortcopy(const double *u0, int n, int T) {
   double *u = malloc(n * sizeof(double));
   double *unew = malloc(n * sizeof(double));
@@ -236,7 +236,7 @@ double shortcopy(const double *u0, int n, int T) {
 // CHECK: unew_b[i] += u_b[i];
 
 // u is seen by a call (communication holds its address).
-#pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate wrt(u0) varying(u0)
 double passed(const double *u0, int n, int T, MPI_Comm comm) {
   double *u = malloc(n * sizeof(double));
   double *unew = malloc(n * sizeof(double));

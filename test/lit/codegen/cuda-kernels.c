@@ -18,7 +18,7 @@
 
 // CHECK: #include "mpiad_gpu.h"
 
-#pragma mpiad differentiate wrt(x, theta) replicated(theta)
+#pragma mpiad differentiate wrt(x, theta) replicated(theta) varying(x)
 double loss(const double *x, const double *theta, int n, MPI_Comm comm) {
   double s = 0;
 #pragma mpiad parallel
@@ -80,7 +80,7 @@ double loss(const double *x, const double *theta, int n, MPI_Comm comm) {
 // CHECK-NEXT:   mpiad_gpu_batch_allreduce(&mpiad_sum);
 // CHECK-NEXT:   mpiad_gpu_free(theta_b_part);
 
-#pragma mpiad differentiate wrt(u) output(v)
+#pragma mpiad differentiate wrt(u) output(v) varying(u)
 void smooth(const double *u, double *v, int n, double a) {
 #pragma mpiad parallel
   for (int i = 1; i < n - 1; i++)
@@ -130,7 +130,7 @@ double energy(const double *x, int n, MPI_Comm comm) {
 
 // Communication on device buffers calls libmpiad_gpu: the call, and the
 // forward/reverse helpers of its rule; on host scalars it stays MPI (above).
-#pragma mpiad differentiate wrt(x) output(y)
+#pragma mpiad differentiate wrt(x) output(y) varying(x)
 void prodall(const double *x, double *y, int n, MPI_Comm comm) {
   MPI_Allreduce(x, y, n, MPI_DOUBLE, MPI_PROD, comm);
 }
@@ -142,7 +142,7 @@ void prodall(const double *x, double *y, int n, MPI_Comm comm) {
 
 // A halo exchange: device work buffers, Sendrecv on device addresses, and the
 // pointer values the reverse sweep restores (recorded on the host).
-#pragma mpiad differentiate wrt(u) output(v)
+#pragma mpiad differentiate wrt(u) output(v) varying(u)
 void ring(const double *u, double *v, int n, MPI_Comm comm) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);

@@ -55,7 +55,7 @@
 // CHECK:          x_b[i] += s_b * x[i];
 // CHECK-NEXT:     x_b[i] += x[i] * s_b;
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double h(const double *x, int n) {
   double s = 0.0;
   for (int i = 0; i < n; i++) {

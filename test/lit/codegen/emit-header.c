@@ -26,7 +26,7 @@ double loss(const double *w, double b, const double *x, int n, MPI_Comm comm) {
   return total;
 }
 
-#pragma mpiad differentiate wrt(u) output(v) name(stencil_grad)
+#pragma mpiad differentiate wrt(u) output(v) name(stencil_grad) varying(u)
 void stencil(const double *u, double *v, int n) {
   for (int i = 1; i < n - 1; i++)
     v[i] = u[i - 1] - 2.0 * u[i] + u[i + 1];

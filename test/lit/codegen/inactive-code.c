@@ -28,7 +28,7 @@
 
 #include <stdio.h>
 
-#pragma mpiad differentiate wrt(x) name(grad_of_f)
+#pragma mpiad differentiate wrt(x) name(grad_of_f) varying(x)
 double f(const double *x, int n) {
   int count = 0;
   double s = 0.0;

@@ -28,7 +28,7 @@
 // CHECK-NEXT: {{^}}}
 // CHECK-NOT: mpiad_pop
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double dotsq(const double *x, const double *y, int n) {
   double s = 0.0;
   for (int i = 0; i < n; i++)

@@ -32,7 +32,7 @@
 
 #include <stdlib.h>
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double sq(const double *x, int n) {
   double *t = malloc(n * sizeof(double));
   for (int i = 0; i < n; i++)

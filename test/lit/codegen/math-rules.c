@@ -17,7 +17,7 @@
 
 #include <math.h>
 
-#pragma mpiad differentiate wrt(x, y)
+#pragma mpiad differentiate wrt(x, y) varying(x, y)
 double ep(double x, double y) {
   return exp(x) + pow(x, y) + sin(y);
 }

@@ -10,7 +10,7 @@
 #include <mpi.h>
 
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void calls(const double *x, double *y, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);

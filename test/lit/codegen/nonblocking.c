@@ -12,7 +12,7 @@
 #include <mpi.h>
 
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void halo(const double *x, double *y, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -55,7 +55,7 @@ void halo(const double *x, double *y, MPI_Comm comm) {
 // CHECK-NEXT: for (int i = 3; i >= 0; i--) {
 // CHECK-NEXT: x_b[i] += a_b[i] * x[i];
 
-#pragma mpiad differentiate wrt(x) output(y)
+#pragma mpiad differentiate wrt(x) output(y) varying(x)
 void anytag(const double *x, double *y, MPI_Comm comm) {
   double a = 2.0 * x[0], b = 0.0;
   MPI_Request rq[2];

@@ -14,7 +14,7 @@
 
 void record(double *p);
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double f(const double *x, int n) {
   double s = 0;
   for (int i = 0; i < n; i++)

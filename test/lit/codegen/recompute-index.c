@@ -6,7 +6,7 @@
 // RUN: %mpiad-emit %s -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck %s
 #include <mpi.h>
 
-#pragma mpiad differentiate wrt(a) output(b)
+#pragma mpiad differentiate wrt(a) output(b) varying(a)
 void f(const double *a, double *b, int nx, int ny, const int *perm) {
   int ys = ny + 2;
   for (int i = 1; i <= nx; i++)

@@ -10,11 +10,16 @@
 // CHECK:      {{^}} *   independents: w, b
 // CHECK-NEXT: {{^}} *   dependents:   return value (replicated: counted once)
 // CHECK-NEXT: {{^}} *   replicated:   w, b, d
+// CHECK-NEXT: {{^}} *   varying:      x, y, n
 // CHECK-NEXT: {{^}} *   double fit_b(const double *w, double *w_b, double b, double *b_b, const double *x, const double *y, int n, int d, MPI_Comm comm, double fit_bar)
 // CHECK:      {{^}}double fit_b(
 // CHECK:      mpiad_batch mpiad_sum;
 // w's length comes from the loop bound d.
-// CHECK:      double *w_b_part = calloc(d, sizeof(double));
+// CHECK:      if (mpiad_check_enabled()) {
+// CHECK-NEXT:   const mpiad_check_input mpiad_inputs[] = {{[{][{]}}"b", &b, 1, sizeof b, 'd'}, {"d", &d, 1, sizeof d, 'i'}, {"w", w, (long long)(d), sizeof *w, 'a'}};
+// CHECK-NEXT:   mpiad_check_replicated(comm, "fit_b", mpiad_inputs, 3);
+// CHECK-NEXT: }
+// CHECK-NEXT: double *w_b_part = mpiad_alloc_zeroed(d, sizeof(double), "fit_b", "w", comm);
 // CHECK:      /* reverse sweep */
 // CHECK-NOT:  MPI_
 // CHECK-NOT:  mpiad_batch
@@ -33,7 +38,7 @@
 
 #include <mpi.h>
 
-#pragma mpiad differentiate wrt(w, b) replicated(w, b, d)
+#pragma mpiad differentiate wrt(w, b) replicated(w, b, d) varying(x, y, n)
 double fit(const double *w, double b, const double *x, const double *y, int n,
            int d, MPI_Comm comm) {
   double local = 0.0;

@@ -14,6 +14,7 @@
 // CHECK-NEXT: {{^}} *   independents: x, y
 // CHECK-NEXT: {{^}} *   dependents:   return value (varying: summed over ranks)
 // CHECK-NEXT: {{^}} *   replicated:   (none)
+// CHECK-NEXT: {{^}} *   varying:      x, y
 // CHECK-NEXT: {{^}} *   double f_b(double x, double *x_b, double y, double *y_b, double f_bar)
 // CHECK-NEXT: {{^}} * Adjoints of inputs are accumulated (+=): zero them first.
 // CHECK-NEXT: {{^}} */
@@ -39,7 +40,7 @@
 // Nothing is recorded: no value is overwritten.
 // CHECK-NOT: mpiad_push
 
-#pragma mpiad differentiate wrt(x, y)
+#pragma mpiad differentiate wrt(x, y) varying(x, y)
 double f(double x, double y) {
   return x * y + x / y - y;
 }

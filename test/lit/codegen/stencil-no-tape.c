@@ -28,7 +28,7 @@
 // CHECK-NEXT: {{^}}}
 // CHECK-NOT:  mpiad_pop
 
-#pragma mpiad differentiate wrt(u) output(v)
+#pragma mpiad differentiate wrt(u) output(v) varying(u)
 void stencil(const double *u, double *v, int n) {
   for (int i = 1; i < n - 1; i++)
     v[i] = u[i - 1] - 2.0 * u[i] + u[i + 1];

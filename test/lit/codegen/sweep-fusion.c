@@ -9,7 +9,7 @@
 // RUN: sed '/^\/\/ [A-Z-]*:/d' %t.c | FileCheck %s
 #include <mpi.h>
 
-#pragma mpiad differentiate wrt(x, y)
+#pragma mpiad differentiate wrt(x, y) varying(x, y)
 double dot(const double *x, const double *y, int n, MPI_Comm comm) {
   double s = 0.0;
   for (int i = 0; i < n; i++)
@@ -41,7 +41,7 @@ double dot(const double *x, const double *y, int n, MPI_Comm comm) {
 // CHECK-NEXT: s_b = 0;
 // CHECK-NEXT: return mpiad_ret;
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double quart(const double *x, int n) {
   double s = 0.0;
   for (int i = 0; i < n; i++) {
@@ -57,7 +57,7 @@ double quart(const double *x, int n) {
 // CHECK:      for (int i = n - 1; i >= 0; i--) {
 // CHECK:      t = mpiad_pop_f64();
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double chain(const double *x, int n) {
   double s = 0.0;
   for (int i = 1; i < n; i++)

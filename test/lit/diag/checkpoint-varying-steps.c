@@ -4,7 +4,7 @@
 // RUN: not %mpiad-emit %s -o %t.c 2>&1 | FileCheck %s --implicit-check-not error:
 #include <mpi.h>
 
-#pragma mpiad differentiate wrt(u) output(u)
+#pragma mpiad differentiate wrt(u) output(u) varying(steps)
 void f(double *u, int steps, MPI_Comm comm) {
   #pragma mpiad checkpoint
   // CHECK: {{.*}}checkpoint-varying-steps.c:[[@LINE+1]]:3: error: the steps of this checkpointed loop communicate, so every rank must follow the same schedule; 'steps' in its bounds or snapshots is not replicated (list it in replicated(...))

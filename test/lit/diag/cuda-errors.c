@@ -18,7 +18,7 @@
 #include <math.h>
 
 #ifdef RECORD
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double twice(const double *x, int n) {
   double s = 0;
 #pragma mpiad parallel
@@ -33,7 +33,7 @@ double twice(const double *x, int n) {
 // RECORD: cuda-errors.c:[[@LINE-7]]:12: error: on the CUDA target the reverse sweep of a parallel loop cannot record values, and it needs the value of 'z' that this statement overwrites; compute it into a new variable declared in the loop body
 
 #ifdef LAST
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double last(const double *x, int n) {
   double t = 0, s = 0;
 #pragma mpiad parallel
@@ -47,7 +47,7 @@ double last(const double *x, int n) {
 // LAST: cuda-errors.c:[[@LINE-7]]:3: error: 't' is assigned in this parallel loop and used outside it; on the CUDA target a scalar written in a kernel must be a sum (t += ...)
 
 #ifdef HOSTARRAY
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double weights(const double *x, int n) {
   double w[2] = {1.0, 2.0};
   double s = 0;
@@ -60,7 +60,7 @@ double weights(const double *x, int n) {
 // HOSTARRAY: cuda-errors.c:[[@LINE-5]]:3: error: the array 'w' is host memory and is used in a kernel; on the CUDA target arrays must be device pointers
 
 #ifdef SCAN
-#pragma mpiad differentiate wrt(x) output(y)
+#pragma mpiad differentiate wrt(x) output(y) varying(x)
 void prefix(const double *x, double *y, int n, MPI_Comm comm) {
   MPI_Scan(x, y, n, MPI_DOUBLE, MPI_SUM, comm);
 }

@@ -7,7 +7,7 @@
 
 // GEN: {{^}} *   replicated:   theta
 // GEN: {{^}}double f_b(const double *theta, double *theta_b, const double *x, int n, MPI_Comm comm, double f_bar) {
-// GEN: double *theta_b_part = calloc((3), sizeof(double));
+// GEN: double *theta_b_part = mpiad_alloc_zeroed((3), sizeof(double), "{{[a-z_]*}}", "theta", {{[A-Za-z_]*}});
 // GEN: theta_b_part[i % 3] += local_b * x[i];
 // GEN: mpiad_batch_add_f64(&mpiad_sum, theta_b_part, theta_b, (3));
 // GEN-NEXT: mpiad_batch_allreduce(&mpiad_sum);

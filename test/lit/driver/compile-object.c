@@ -8,7 +8,7 @@
 // CHECK-DAG: T dot{{$}}
 // CHECK-DAG: T dot_b{{$}}
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double dot(const double *x, const double *y, int n) {
   double s = 0.0;
   for (int i = 0; i < n; i++) {

@@ -16,7 +16,7 @@
 
 #define N 24
 
-#pragma mpiad differentiate wrt(x) output(y)
+#pragma mpiad differentiate wrt(x) output(y) varying(x)
 void branchy(const double *x, double *y, int n) {
   double a = 0.0, b = 1.0;
   for (int i = 0; i < n; i++) {
@@ -40,7 +40,7 @@ void branchy(const double *x, double *y, int n) {
 }
 
 /* linear in x: the branches depend on the inactive mask only */
-#pragma mpiad differentiate wrt(x) output(y)
+#pragma mpiad differentiate wrt(x) output(y) varying(x)
 void masked(const double *x, const int *mask, double *y, int n) {
   double carry = 0.0;
   for (int i = 0; i < n; i++) {

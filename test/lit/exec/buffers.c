@@ -18,7 +18,7 @@
 
 #define N 10
 
-#pragma mpiad differentiate wrt(u0, k) replicated(k, steps)
+#pragma mpiad differentiate wrt(u0, k) replicated(k, steps) varying(u0)
 double heat(const double *u0, double k, int n, int steps, MPI_Comm comm) {
   double *u = malloc(n * sizeof(double));
   double *unew = malloc(n * sizeof(double));
@@ -42,7 +42,7 @@ double heat(const double *u0, double k, int n, int steps, MPI_Comm comm) {
   return total;
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double histo(const double *x, int n) {
   double *acc = calloc(4, sizeof(double));
   for (int i = 0; i < n; i++)
@@ -77,7 +77,7 @@ double fixed(const double *x, int n) {
 }
 
 /* linear: the swap loop writing its result to y */
-#pragma mpiad differentiate wrt(u0) output(y) replicated(k, steps)
+#pragma mpiad differentiate wrt(u0) output(y) replicated(k, steps) varying(u0)
 void lin_heat(const double *u0, double *y, double k, int n, int steps) {
   double *u = malloc(n * sizeof(double));
   double *unew = malloc(n * sizeof(double));

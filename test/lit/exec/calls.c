@@ -37,7 +37,7 @@ void axpy2(double a, const double *x, double *y, int n) {
     y[i] += a * x[i] + x[i] * x[i];
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double calls(const double *x, int n, MPI_Comm comm) {
   double s = 0.0;
   for (int i = 0; i < n; i++)      /* called in a loop */
@@ -67,7 +67,7 @@ double ldot(const double *a, const double *b, int n) {
   return s;
 }
 
-#pragma mpiad differentiate wrt(x) output(y)
+#pragma mpiad differentiate wrt(x) output(y) varying(x)
 void lin(const double *x, const double *c, double *y, int n) {
   lscale(2.0, x, y, n);
   double d = ldot(c, x, n);

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 
 /* Store-all: every step recorded. */
-#pragma mpiad differentiate wrt(u0) replicated(kappa, dt, dx, nsteps) name(all_u0_b)
+#pragma mpiad differentiate wrt(u0) replicated(kappa, dt, dx, nsteps) name(all_u0_b) varying(u0)
 #pragma mpiad differentiate wrt(kappa) replicated(kappa, dt, dx, nsteps) name(all_kappa_b)
 double misfit_all(const double *u0, const double *obs, const double *w,
                   int nlocal, int nsteps, double kappa, double dt, double dx,
@@ -58,7 +58,7 @@ double misfit_all(const double *u0, const double *obs, const double *w,
 /* Checkpointed: at most 3 snapshots.  Forward mode records nothing, so the
  * pragma leaves its tangent as it is. */
 #pragma mpiad differentiate forward wrt(kappa) replicated(kappa, dt, dx, nsteps) name(ck_kappa_d)
-#pragma mpiad differentiate wrt(u0) replicated(kappa, dt, dx, nsteps) name(ck_u0_b)
+#pragma mpiad differentiate wrt(u0) replicated(kappa, dt, dx, nsteps) name(ck_u0_b) varying(u0)
 #pragma mpiad differentiate wrt(kappa) replicated(kappa, dt, dx, nsteps) name(ck_kappa_b)
 double misfit_ck(const double *u0, const double *obs, const double *w,
                  int nlocal, int nsteps, double kappa, double dt, double dx,
@@ -97,7 +97,7 @@ double misfit_ck(const double *u0, const double *obs, const double *w,
 }
 
 /* The linear map u0 -> u(T), checkpointed, for the dot-product test. */
-#pragma mpiad differentiate wrt(u0) output(uT) replicated(kappa, dt, dx, nsteps)
+#pragma mpiad differentiate wrt(u0) output(uT) replicated(kappa, dt, dx, nsteps) varying(u0)
 void evolve(const double *u0, double *uT, int nlocal, int nsteps, double kappa,
             double dt, double dx, MPI_Comm comm) {
   int rank, size;

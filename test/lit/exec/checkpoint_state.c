@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 /* A: a scalar and a fixed array carried across steps. */
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double carry_all(const double *x, int n, int nsteps) {
   double s = 0.5;
   double a[4];
@@ -30,7 +30,7 @@ double carry_all(const double *x, int n, int nsteps) {
   return s + a[0] * a[1] + a[2] - a[3];
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double carry_ck(const double *x, int n, int nsteps) {
   double s = 0.5;
   double a[4];
@@ -46,7 +46,7 @@ double carry_ck(const double *x, int n, int nsteps) {
 }
 
 /* B: two heap buffers, pointers swapped at every step. */
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double swap_all(const double *x, int n, int nsteps) {
   double *p = malloc((size_t)n * sizeof(double));
   double *q = malloc((size_t)n * sizeof(double));
@@ -67,7 +67,7 @@ double swap_all(const double *x, int n, int nsteps) {
   return J;
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double swap_ck(const double *x, int n, int nsteps) {
   double *p = malloc((size_t)n * sizeof(double));
   double *q = malloc((size_t)n * sizeof(double));
@@ -108,7 +108,7 @@ void relax_ck(double *u, int n, int nsteps) {
 /* D: nested in an outer loop, calling a function of this file. */
 static double advance_one(double v, double c) { return v + c * sin(v); }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double nested_all(const double *x, int n, int nouter, int nsteps) {
   double acc = 0.0;
   for (int k = 0; k < nouter; k++) {
@@ -120,7 +120,7 @@ double nested_all(const double *x, int n, int nouter, int nsteps) {
   return acc;
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double nested_ck(const double *x, int n, int nouter, int nsteps) {
   double acc = 0.0;
   for (int k = 0; k < nouter; k++) {
@@ -166,13 +166,13 @@ static double run_ck(const double *x, int n, int nsteps) {
   return J;
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double callee_all(const double *x, int n, int nsteps) {
   double a = run_all(x, n, nsteps);
   return a * a;
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double callee_ck(const double *x, int n, int nsteps) {
   double a = run_ck(x, n, nsteps);
   return a * a;

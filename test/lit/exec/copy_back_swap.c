@@ -25,7 +25,7 @@
 #include "harness.h"
 
 /* Explicit diffusion, fixed ends; J = sum over ranks of sum u^2. */
-#pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate wrt(u0) varying(u0)
 #pragma mpiad differentiate forward wrt(u0)
 double diffusion(const double *u0, int n, int T, double nu, MPI_Comm comm) {
   double *u = malloc(n * sizeof(double));
@@ -54,7 +54,7 @@ double diffusion(const double *u0, int n, int T, double nu, MPI_Comm comm) {
  * buffer, the source of the copy read before the copy in the step, and a
  * second independent.  The boundary writes read v after the interior loop,
  * so the interior's adjoint must add to v_b, not overwrite it. */
-#pragma mpiad differentiate wrt(u0, a)
+#pragma mpiad differentiate wrt(u0, a) varying(u0, a)
 #pragma mpiad differentiate forward wrt(u0, a)
 double reaction(const double *u0, double a, int n, int T, MPI_Comm comm) {
   double *v = calloc(n, sizeof(double));
@@ -84,7 +84,7 @@ double reaction(const double *u0, double a, int n, int T, MPI_Comm comm) {
 /* One-sided: the interior loop's adjoint overwrites u_b; unew is read
  * between it and the copy, and before the time loop (so its adjoint must be
  * zero again after the reversed time loop). */
-#pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate wrt(u0) varying(u0)
 #pragma mpiad differentiate forward wrt(u0)
 double drift(const double *u0, int n, int T, MPI_Comm comm) {
   double *u = malloc(n * sizeof(double));
@@ -115,7 +115,7 @@ double drift(const double *u0, int n, int T, MPI_Comm comm) {
 }
 
 /* Two stages per step: p -> q -> r, then the copy-back p = r. */
-#pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate wrt(u0) varying(u0)
 #pragma mpiad differentiate forward wrt(u0)
 double twostage(const double *u0, int n, int T, MPI_Comm comm) {
   double *p = malloc(n * sizeof(double));
@@ -143,7 +143,7 @@ double twostage(const double *u0, int n, int T, MPI_Comm comm) {
 }
 
 /* Linear: y = final field, for the dot-product test. */
-#pragma mpiad differentiate wrt(u0) output(y)
+#pragma mpiad differentiate wrt(u0) output(y) varying(u0)
 void linear(const double *u0, double *y, int n, int T) {
   double *u = malloc(n * sizeof(double));
   double *unew = malloc(n * sizeof(double));
@@ -184,7 +184,7 @@ static double smooth(const double *u0, int n, int T) {
   return s;
 }
 
-#pragma mpiad differentiate wrt(u0)
+#pragma mpiad differentiate wrt(u0) varying(u0)
 #pragma mpiad differentiate forward wrt(u0)
 double outer(const double *u0, int n, int T, MPI_Comm comm) {
   double s = smooth(u0, n, T);

@@ -17,7 +17,7 @@
 
 #define N 8
 
-#pragma mpiad differentiate wrt(x, s) replicated(s)
+#pragma mpiad differentiate wrt(x, s) replicated(s) varying(x)
 float ff(const float *x, float s, int n, MPI_Comm comm) {
   float loc = 0.0f;
   for (int i = 0; i < n; i++) {
@@ -32,7 +32,7 @@ float ff(const float *x, float s, int n, MPI_Comm comm) {
 }
 
 /* the same in double */
-#pragma mpiad differentiate wrt(x, s) replicated(s)
+#pragma mpiad differentiate wrt(x, s) replicated(s) varying(x)
 double dd(const double *x, double s, int n, MPI_Comm comm) {
   double loc = 0.0;
   for (int i = 0; i < n; i++) {
@@ -47,7 +47,7 @@ double dd(const double *x, double s, int n, MPI_Comm comm) {
 }
 
 /* linear, float vector output */
-#pragma mpiad differentiate wrt(x) output(y)
+#pragma mpiad differentiate wrt(x) output(y) varying(x)
 void flin(const float *x, float *y, int n) {
   float acc = 0.0f;
   for (int i = 0; i < n; i++) {

@@ -31,7 +31,7 @@
 /* ---------------- Allreduce ---------------- */
 
 #pragma mpiad differentiate forward wrt(x) output(yv, yr)
-#pragma mpiad differentiate reverse wrt(x) output(yv, yr)
+#pragma mpiad differentiate reverse wrt(x) output(yv, yr) varying(x)
 void ar_sum(const double *x, double *yv, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -46,7 +46,7 @@ void ar_sum(const double *x, double *yv, double *yr, MPI_Comm comm) {
 }
 
 #pragma mpiad differentiate forward wrt(x) output(yv, yr)
-#pragma mpiad differentiate reverse wrt(x) output(yv, yr)
+#pragma mpiad differentiate reverse wrt(x) output(yv, yr) varying(x)
 void ar_sum_inp(const double *x, double *yv, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -62,7 +62,7 @@ void ar_sum_inp(const double *x, double *yv, double *yr, MPI_Comm comm) {
 
 /* a replicated input theta next to the varying x (NetKet-like mean) */
 #pragma mpiad differentiate forward wrt(x, th) output(yv, yr)
-#pragma mpiad differentiate reverse wrt(x, th) output(yv, yr) replicated(th)
+#pragma mpiad differentiate reverse wrt(x, th) output(yv, yr) replicated(th) varying(x)
 void ar_sum_th(const double *x, const double *th, double *yv, double *yr,
                MPI_Comm comm) {
   int P;
@@ -78,7 +78,7 @@ void ar_sum_th(const double *x, const double *th, double *yv, double *yr,
 }
 
 #pragma mpiad differentiate forward wrt(x) output(yv, yr)
-#pragma mpiad differentiate reverse wrt(x) output(yv, yr)
+#pragma mpiad differentiate reverse wrt(x) output(yv, yr) varying(x)
 void ar_prod(const double *x, double *yv, double *yr, MPI_Comm comm) {
   double a[N], p[N];
   for (int i = 0; i < N; i++)
@@ -91,7 +91,7 @@ void ar_prod(const double *x, double *yv, double *yr, MPI_Comm comm) {
 }
 
 #pragma mpiad differentiate forward wrt(x) output(yv, yr)
-#pragma mpiad differentiate reverse wrt(x) output(yv, yr)
+#pragma mpiad differentiate reverse wrt(x) output(yv, yr) varying(x)
 void ar_prod_inp(const double *x, double *yv, double *yr, MPI_Comm comm) {
   double p[N];
   for (int i = 0; i < N; i++)
@@ -104,7 +104,7 @@ void ar_prod_inp(const double *x, double *yv, double *yr, MPI_Comm comm) {
 }
 
 #pragma mpiad differentiate forward wrt(x) output(yv, yr)
-#pragma mpiad differentiate reverse wrt(x) output(yv, yr)
+#pragma mpiad differentiate reverse wrt(x) output(yv, yr) varying(x)
 void ar_max(const double *x, double *yv, double *yr, MPI_Comm comm) {
   double a[N], m[N];
   for (int i = 0; i < N; i++)
@@ -117,7 +117,7 @@ void ar_max(const double *x, double *yv, double *yr, MPI_Comm comm) {
 }
 
 #pragma mpiad differentiate forward wrt(x) output(yv, yr)
-#pragma mpiad differentiate reverse wrt(x) output(yv, yr)
+#pragma mpiad differentiate reverse wrt(x) output(yv, yr) varying(x)
 void ar_max_inp(const double *x, double *yv, double *yr, MPI_Comm comm) {
   double m[N];
   for (int i = 0; i < N; i++)
@@ -130,7 +130,7 @@ void ar_max_inp(const double *x, double *yv, double *yr, MPI_Comm comm) {
 }
 
 #pragma mpiad differentiate forward wrt(x) output(yv, yr)
-#pragma mpiad differentiate reverse wrt(x) output(yv, yr)
+#pragma mpiad differentiate reverse wrt(x) output(yv, yr) varying(x)
 void ar_min(const double *x, double *yv, double *yr, MPI_Comm comm) {
   double a[N], m[N];
   for (int i = 0; i < N; i++)
@@ -143,7 +143,7 @@ void ar_min(const double *x, double *yv, double *yr, MPI_Comm comm) {
 }
 
 #pragma mpiad differentiate forward wrt(x) output(yv, yr)
-#pragma mpiad differentiate reverse wrt(x) output(yv, yr)
+#pragma mpiad differentiate reverse wrt(x) output(yv, yr) varying(x)
 void ar_min_inp(const double *x, double *yv, double *yr, MPI_Comm comm) {
   double m[N];
   for (int i = 0; i < N; i++)
@@ -158,7 +158,7 @@ void ar_min_inp(const double *x, double *yv, double *yr, MPI_Comm comm) {
 /* ties: yr[0..N) = max, yr[N..2N) = min (the raw results, replicated), plus a
  * varying use of both */
 #pragma mpiad differentiate forward wrt(x) output(yv, yr)
-#pragma mpiad differentiate reverse wrt(x) output(yv, yr)
+#pragma mpiad differentiate reverse wrt(x) output(yv, yr) varying(x)
 void ar_ties(const double *x, double *yv, double *yr, MPI_Comm comm) {
   double mx[N], mn[N];
   MPI_Allreduce(x, mx, N, MPI_DOUBLE, MPI_MAX, comm);
@@ -175,7 +175,7 @@ void ar_ties(const double *x, double *yv, double *yr, MPI_Comm comm) {
 /* ---------------- Reduce (root = last rank) ---------------- */
 
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void red_sum(const double *x, double *y, MPI_Comm comm) {
   int P;
   MPI_Comm_size(comm, &P);
@@ -190,7 +190,7 @@ void red_sum(const double *x, double *y, MPI_Comm comm) {
 }
 
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void red_prod(const double *x, double *y, MPI_Comm comm) {
   int P;
   MPI_Comm_size(comm, &P);
@@ -205,7 +205,7 @@ void red_prod(const double *x, double *y, MPI_Comm comm) {
 }
 
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void red_max(const double *x, double *y, MPI_Comm comm) {
   int P;
   MPI_Comm_size(comm, &P);
@@ -222,7 +222,7 @@ void red_max(const double *x, double *y, MPI_Comm comm) {
 /* ---------------- Bcast (root = P / 2) ---------------- */
 
 #pragma mpiad differentiate forward wrt(x) output(yv, yr)
-#pragma mpiad differentiate reverse wrt(x) output(yv, yr)
+#pragma mpiad differentiate reverse wrt(x) output(yv, yr) varying(x)
 void bcast(const double *x, double *yv, double *yr, MPI_Comm comm) {
   int P;
   MPI_Comm_size(comm, &P);
@@ -239,7 +239,7 @@ void bcast(const double *x, double *yv, double *yr, MPI_Comm comm) {
 /* ---------------- Allgather(v) ---------------- */
 
 #pragma mpiad differentiate forward wrt(x) output(yv, yr)
-#pragma mpiad differentiate reverse wrt(x) output(yv, yr)
+#pragma mpiad differentiate reverse wrt(x) output(yv, yr) varying(x)
 void allgather(const double *x, double *yv, double *yr, MPI_Comm comm) {
   int P;
   MPI_Comm_size(comm, &P);
@@ -258,7 +258,7 @@ void allgather(const double *x, double *yv, double *yr, MPI_Comm comm) {
 
 #define NV 4 /* rank r contributes r + 1 <= 4 values */
 #pragma mpiad differentiate forward wrt(x) output(yv, yr)
-#pragma mpiad differentiate reverse wrt(x) output(yv, yr)
+#pragma mpiad differentiate reverse wrt(x) output(yv, yr) varying(x)
 void allgatherv(const double *x, double *yv, double *yr, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -288,7 +288,7 @@ void allgatherv(const double *x, double *yv, double *yr, MPI_Comm comm) {
 /* ---------------- Gather / Scatter ---------------- */
 
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void gather(const double *x, double *y, MPI_Comm comm) {
   int P;
   MPI_Comm_size(comm, &P);
@@ -307,7 +307,7 @@ void gather(const double *x, double *y, MPI_Comm comm) {
 }
 
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void scatter(const double *x, double *y, MPI_Comm comm) {
   int P;
   MPI_Comm_size(comm, &P);
@@ -322,7 +322,7 @@ void scatter(const double *x, double *y, MPI_Comm comm) {
 /* ---------------- Reduce_scatter_block, Alltoall ---------------- */
 
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void red_scatter(const double *x, double *y, MPI_Comm comm) {
   int P;
   MPI_Comm_size(comm, &P);
@@ -335,7 +335,7 @@ void red_scatter(const double *x, double *y, MPI_Comm comm) {
 }
 
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void alltoall(const double *x, double *y, MPI_Comm comm) {
   int P;
   MPI_Comm_size(comm, &P);
@@ -354,7 +354,7 @@ void alltoall(const double *x, double *y, MPI_Comm comm) {
 /* ---------------- Scan / Exscan ---------------- */
 
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void scan(const double *x, double *y, MPI_Comm comm) {
   double a[N], s[N];
   for (int i = 0; i < N; i++)
@@ -365,7 +365,7 @@ void scan(const double *x, double *y, MPI_Comm comm) {
 }
 
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void exscan(const double *x, double *y, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);

@@ -22,7 +22,7 @@
 #define N 5
 
 #pragma mpiad differentiate forward wrt(x)
-#pragma mpiad differentiate reverse wrt(x)
+#pragma mpiad differentiate reverse wrt(x) varying(x)
 float fplain(const float *x, int n) {
   float s = 0.0f;
   for (int i = 0; i < n; i++) {
@@ -50,7 +50,7 @@ double dplain(const double *x, int n) {
 
 static float fsq(float a) { return a * a; }
 #pragma mpiad differentiate forward wrt(x, k)
-#pragma mpiad differentiate reverse wrt(x, k) replicated(k)
+#pragma mpiad differentiate reverse wrt(x, k) replicated(k) varying(x)
 float fmix(const float *x, float k, int n) {
   float s = 0.0f;
   for (int i = 0; i < n; i++) {

@@ -26,7 +26,7 @@
 /* ring: a = f(x) to the right neighbour, b from the left one; even ranks send
  * first, odd ranks receive first (no reliance on eager sends) */
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void ring(const double *x, double *y, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -51,7 +51,7 @@ void ring(const double *x, double *y, MPI_Comm comm) {
 }
 
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void ring_ssend(const double *x, double *y, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -77,7 +77,7 @@ void ring_ssend(const double *x, double *y, MPI_Comm comm) {
 
 /* halo exchange with Sendrecv in both directions (also on 1 rank: to self) */
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void halo(const double *x, double *y, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -104,7 +104,7 @@ void halo(const double *x, double *y, MPI_Comm comm) {
 
 /* Sendrecv_replace: shift by two ranks */
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void shift_replace(const double *x, double *y, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -122,7 +122,7 @@ void shift_replace(const double *x, double *y, MPI_Comm comm) {
 /* wildcard receive: every rank but 0 sends to rank 0, which receives with
  * MPI_ANY_SOURCE and files each message by status.MPI_SOURCE */
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void any_source(const double *x, double *y, MPI_Comm comm) {
   int r, P;
   MPI_Barrier(comm);
@@ -159,7 +159,7 @@ void any_source(const double *x, double *y, MPI_Comm comm) {
  * computed from its message (a round trip); replies are filed by source so
  * that the result does not depend on the arrival order */
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void any_roundtrip(const double *x, double *y, MPI_Comm comm) {
   int r, P;
   MPI_Barrier(comm);

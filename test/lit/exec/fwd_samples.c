@@ -28,7 +28,7 @@
 #pragma mpiad differentiate forward wrt(w, b)
 #pragma mpiad differentiate reverse wrt(w, b) replicated(w, b, d, lambda)
 #pragma mpiad differentiate forward wrt(w, b, X) name(loss_dX)
-#pragma mpiad differentiate reverse wrt(w, b, X) replicated(w, b, d, lambda) name(loss_bX)
+#pragma mpiad differentiate reverse wrt(w, b, X) replicated(w, b, d, lambda) name(loss_bX) varying(X)
 double loss(const double *w, double b, const double *X, const double *y, int n,
             int d, double lambda, MPI_Comm comm) {
   double local = 0.0;
@@ -56,7 +56,7 @@ double loss(const double *w, double b, const double *X, const double *y, int n,
 
 /* ---- samples/heat/heat.c ---- */
 #pragma mpiad differentiate forward wrt(u0, kappa)
-#pragma mpiad differentiate reverse wrt(u0, kappa) replicated(kappa, dt, dx, nsteps)
+#pragma mpiad differentiate reverse wrt(u0, kappa) replicated(kappa, dt, dx, nsteps) varying(u0)
 double misfit(const double *u0, const double *obs, const double *w, int nlocal,
               int nsteps, double kappa, double dt, double dx, MPI_Comm comm) {
   int rank, size;

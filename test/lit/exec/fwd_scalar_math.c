@@ -31,7 +31,7 @@ static double blend(double a, double b, double t) {
 
 /* loops, branches, ?:, math functions, a callee; scalar k replicated */
 #pragma mpiad differentiate forward wrt(x, k)
-#pragma mpiad differentiate reverse wrt(x, k) replicated(k)
+#pragma mpiad differentiate reverse wrt(x, k) replicated(k) varying(x)
 double mix(const double *x, double k, int n) {
   double s = 0.0;
   for (int i = 0; i < n; i++) {
@@ -53,7 +53,7 @@ double mix(const double *x, double k, int n) {
 
 /* a while loop with an active break (a series), early return, callee */
 #pragma mpiad differentiate forward wrt(x)
-#pragma mpiad differentiate reverse wrt(x)
+#pragma mpiad differentiate reverse wrt(x) varying(x)
 double series(const double *x, int n) {
   double acc = 0.0;
   for (int i = 0; i < n; i++) {
@@ -81,7 +81,7 @@ double series(const double *x, int n) {
 
 /* in-place parameter (wrt and output), scalar k replicated */
 #pragma mpiad differentiate forward wrt(u, k) output(u)
-#pragma mpiad differentiate reverse wrt(u, k) output(u) replicated(k)
+#pragma mpiad differentiate reverse wrt(u, k) output(u) replicated(k) varying(u, n)
 void smooth(double *u, double k, int n) {
   double prev = u[0];
   for (int i = 1; i < n - 1; i++) {
@@ -94,7 +94,7 @@ void smooth(double *u, double k, int n) {
 
 /* a return value and a pointer output; output z overwritten twice */
 #pragma mpiad differentiate forward wrt(x) output(return, z)
-#pragma mpiad differentiate reverse wrt(x) output(return, z)
+#pragma mpiad differentiate reverse wrt(x) output(return, z) varying(x)
 double two(const double *x, double *z, int n) {
   double s = 0.0;
   for (int i = 0; i < n; i++) {

@@ -25,7 +25,7 @@ double for_const(const double *x, int n) {
   return s;
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double for_var(const double *x, int n) {
   double s = 1.0;
   for (int i = 0; i < n; i++)
@@ -33,7 +33,7 @@ double for_var(const double *x, int n) {
   return s;
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double nested(const double *x, int n) {
   double s = 0.0;
   for (int i = 0; i < n; i++) {
@@ -45,7 +45,7 @@ double nested(const double *x, int n) {
   return s;
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double while_count(const double *x, int n) {
   double s = 0.0;
   int i = 0;
@@ -68,7 +68,7 @@ double while_data(const double *x, int n) {
   return t * x[3] + k;
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double do_while(const double *x, int n) {
   double s = x[0];
   int i = 1;
@@ -79,7 +79,7 @@ double do_while(const double *x, int n) {
   return s;
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double brk(const double *x, int n) {
   double s = 0.0;
   for (int i = 0; i < n; i++) {
@@ -90,7 +90,7 @@ double brk(const double *x, int n) {
   return s;
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double cont(const double *x, int n) {
   double s = 1.0;
   for (int i = 0; i < n; i++) {
@@ -101,7 +101,7 @@ double cont(const double *x, int n) {
   return s;
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double ret_in_loop(const double *x, int n) {
   double s = 0.0;
   for (int i = 0; i < n; i++) {
@@ -112,7 +112,7 @@ double ret_in_loop(const double *x, int n) {
   return s * x[1];
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double ret_top(const double *x, int n) {
   if (x[0] < 0.0)
     return -x[0] * x[1] * x[2];
@@ -145,7 +145,7 @@ static const char *names[NF] = {"for (constant bound)", "for (variable bound)", 
                                 "return at top level"};
 
 /* linear, vector output: prefix sums with a stride, a skipped index and a stop */
-#pragma mpiad differentiate wrt(x) output(y)
+#pragma mpiad differentiate wrt(x) output(y) varying(x)
 void lin(const double *x, double *y, int n) {
   double acc = 0.0;
   for (int i = 0; i < n; i++) {

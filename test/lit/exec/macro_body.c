@@ -18,7 +18,7 @@
 #define SQ(a) ((a) * (a))
 #define SCALE 2.5
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double expr_macros(const double *x, int n) {
   double s = 0.0;
   for (int i = 0; i < n; i++)
@@ -32,7 +32,7 @@ double expr_macros(const double *x, int n) {
     s += 1.5 * x[i] * x[i];                                                    \
   return s;
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double stmt_macro(const double *x, int n) {
   BODY
 }

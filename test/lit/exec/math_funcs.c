@@ -48,7 +48,7 @@ double unary(const double *x, MPI_Comm comm) {
   return s;
 }
 
-#pragma mpiad differentiate wrt(a, b)
+#pragma mpiad differentiate wrt(a, b) varying(a, b)
 double binary(const double *a, const double *b, MPI_Comm comm) {
   double s = 0.0;
   s += pow(a[0], b[0]);

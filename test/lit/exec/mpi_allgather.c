@@ -18,7 +18,7 @@
 #include "hx_case.h"
 
 #define MAXP 4
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgather_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgather_g_b) semantics(global) varying(x)
 void allgather_g(const double *x, double *yv, double *yr, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -56,7 +56,7 @@ void allgather_pr(const double *x, double *yv, double *yr, int k, MPI_Comm comm)
     yv[i] = g[((r + 1) % P) * 2 + i] * x[i]; /* rank-varying code */
 }
 
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgather_f_b)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgather_f_b) varying(x)
 void allgather_f(const float *x, float *yv, float *yr, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -75,7 +75,7 @@ void allgather_f(const float *x, float *yv, float *yr, int k, MPI_Comm comm) {
     yv[i] = g[((r + 1) % P) * 2 + i] * x[i]; /* rank-varying code */
 }
 
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgather_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgather_lin_g_b) semantics(global) varying(x)
 void allgather_lin_g(const double *x, double *yv, double *yr, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -113,7 +113,7 @@ void allgather_lin_pr(const double *x, double *yv, double *yr, int k, MPI_Comm c
     yv[i] = g[((r + 1) % P) * 2 + i] * (r + 1) - x[i]; /* rank-varying code */
 }
 
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgather_inplace_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgather_inplace_g_b) semantics(global) varying(x)
 void allgather_inplace_g(const double *x, double *yv, double *yr, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -151,7 +151,7 @@ void allgather_inplace_pr(const double *x, double *yv, double *yr, int k, MPI_Co
     yv[i] = g[((r + 1) % P) * 2 + i] * x[i]; /* rank-varying code */
 }
 
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgather_inplace_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgather_inplace_lin_g_b) semantics(global) varying(x)
 void allgather_inplace_lin_g(const double *x, double *yv, double *yr, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -189,7 +189,7 @@ void allgather_inplace_lin_pr(const double *x, double *yv, double *yr, int k, MP
     yv[i] = g[((r + 1) % P) * 2 + i] * (r + 1) - x[i]; /* rank-varying code */
 }
 
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgatherv_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgatherv_g_b) semantics(global) varying(x)
 void allgatherv_g(const double *x, double *yv, double *yr, int k, MPI_Comm comm) {
   int r, P, counts[MAXP], displs[MAXP];
   MPI_Comm_rank(comm, &r);
@@ -235,7 +235,7 @@ void allgatherv_pr(const double *x, double *yv, double *yr, int k, MPI_Comm comm
     yv[i] = g[i] * x[i]; /* rank-varying code */
 }
 
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgatherv_f_b)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgatherv_f_b) varying(x)
 void allgatherv_f(const float *x, float *yv, float *yr, int k, MPI_Comm comm) {
   int r, P, counts[MAXP], displs[MAXP];
   MPI_Comm_rank(comm, &r);
@@ -258,7 +258,7 @@ void allgatherv_f(const float *x, float *yv, float *yr, int k, MPI_Comm comm) {
     yv[i] = g[i] * x[i]; /* rank-varying code */
 }
 
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgatherv_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgatherv_lin_g_b) semantics(global) varying(x)
 void allgatherv_lin_g(const double *x, double *yv, double *yr, int k, MPI_Comm comm) {
   int r, P, counts[MAXP], displs[MAXP];
   MPI_Comm_rank(comm, &r);

@@ -15,7 +15,7 @@
 #include "hx_case.h"
 
 #define MAXP 4
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgather_inplace_dtnull_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgather_inplace_dtnull_g_b) semantics(global) varying(x)
 void allgather_inplace_dtnull_g(const double *x, double *yv, double *yr, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -53,7 +53,7 @@ void allgather_inplace_dtnull_pr(const double *x, double *yv, double *yr, int k,
     yv[i] = g[((r + 1) % P) * 2 + i] * x[i]; /* rank-varying code */
 }
 
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgather_inplace_dtnull_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(allgather_inplace_dtnull_lin_g_b) semantics(global) varying(x)
 void allgather_inplace_dtnull_lin_g(const double *x, double *yv, double *yr, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);

@@ -22,7 +22,7 @@
 #include "hx_case.h"
 
 #define N 3
-#pragma mpiad differentiate wrt(x) output(yv, yr) name(sum_mix_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) name(sum_mix_g_b) semantics(global) varying(x)
 void sum_mix_g(const double *x, double *yv, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -48,7 +48,7 @@ void sum_mix_pr(const double *x, double *yv, double *yr, MPI_Comm comm) {
     yv[i] = s[i] * x[i] * (r + 1);   /* rank-varying code */
   }
 }
-#pragma mpiad differentiate wrt(x) output(yr) name(sum_rep_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yr) name(sum_rep_g_b) semantics(global) varying(x)
 void sum_rep_g(const double *x, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -72,7 +72,7 @@ void sum_rep_pr(const double *x, double *yr, MPI_Comm comm) {
     yr[i] = s[i] * s[i] + sin(s[i]); /* replicated code */
   }
 }
-#pragma mpiad differentiate wrt(x) output(yv, yr) name(sum_inp_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) name(sum_inp_g_b) semantics(global) varying(x)
 void sum_inp_g(const double *x, double *yv, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -102,7 +102,7 @@ void sum_inp_pr(const double *x, double *yv, double *yr, MPI_Comm comm) {
     yv[i] = s[i] * x[i] * (r + 1);   /* rank-varying code */
   }
 }
-#pragma mpiad differentiate wrt(x) output(yv, yr) name(sum_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) name(sum_lin_g_b) semantics(global) varying(x)
 void sum_lin_g(const double *x, double *yv, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -128,7 +128,7 @@ void sum_lin_pr(const double *x, double *yv, double *yr, MPI_Comm comm) {
     yv[i] = s[i] * (r + 1) - x[i];   /* rank-varying code */
   }
 }
-#pragma mpiad differentiate wrt(x) output(yv, yr) name(sum_lin_inp_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) name(sum_lin_inp_g_b) semantics(global) varying(x)
 void sum_lin_inp_g(const double *x, double *yv, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -158,7 +158,7 @@ void sum_lin_inp_pr(const double *x, double *yv, double *yr, MPI_Comm comm) {
     yv[i] = s[i] * (r + 1) - x[i];   /* rank-varying code */
   }
 }
-#pragma mpiad differentiate wrt(x) output(yv, yr) name(prod_mix_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) name(prod_mix_g_b) semantics(global) varying(x)
 void prod_mix_g(const double *x, double *yv, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -184,7 +184,7 @@ void prod_mix_pr(const double *x, double *yv, double *yr, MPI_Comm comm) {
     yv[i] = s[i] * x[i] * (r + 1);   /* rank-varying code */
   }
 }
-#pragma mpiad differentiate wrt(x) output(yr) name(prod_rep_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yr) name(prod_rep_g_b) semantics(global) varying(x)
 void prod_rep_g(const double *x, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -208,7 +208,7 @@ void prod_rep_pr(const double *x, double *yr, MPI_Comm comm) {
     yr[i] = s[i] * s[i] + sin(s[i]); /* replicated code */
   }
 }
-#pragma mpiad differentiate wrt(x) output(yv, yr) name(prod_inp_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) name(prod_inp_g_b) semantics(global) varying(x)
 void prod_inp_g(const double *x, double *yv, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -238,7 +238,7 @@ void prod_inp_pr(const double *x, double *yv, double *yr, MPI_Comm comm) {
     yv[i] = s[i] * x[i] * (r + 1);   /* rank-varying code */
   }
 }
-#pragma mpiad differentiate wrt(x) output(yv, yr) name(max_mix_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) name(max_mix_g_b) semantics(global) varying(x)
 void max_mix_g(const double *x, double *yv, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -264,7 +264,7 @@ void max_mix_pr(const double *x, double *yv, double *yr, MPI_Comm comm) {
     yv[i] = s[i] * x[i] * (r + 1);   /* rank-varying code */
   }
 }
-#pragma mpiad differentiate wrt(x) output(yr) name(max_rep_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yr) name(max_rep_g_b) semantics(global) varying(x)
 void max_rep_g(const double *x, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -288,7 +288,7 @@ void max_rep_pr(const double *x, double *yr, MPI_Comm comm) {
     yr[i] = s[i] * s[i] + sin(s[i]); /* replicated code */
   }
 }
-#pragma mpiad differentiate wrt(x) output(yv, yr) name(max_inp_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) name(max_inp_g_b) semantics(global) varying(x)
 void max_inp_g(const double *x, double *yv, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -318,7 +318,7 @@ void max_inp_pr(const double *x, double *yv, double *yr, MPI_Comm comm) {
     yv[i] = s[i] * x[i] * (r + 1);   /* rank-varying code */
   }
 }
-#pragma mpiad differentiate wrt(x) output(yv, yr) name(min_mix_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) name(min_mix_g_b) semantics(global) varying(x)
 void min_mix_g(const double *x, double *yv, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -344,7 +344,7 @@ void min_mix_pr(const double *x, double *yv, double *yr, MPI_Comm comm) {
     yv[i] = s[i] * x[i] * (r + 1);   /* rank-varying code */
   }
 }
-#pragma mpiad differentiate wrt(x) output(yr) name(min_rep_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yr) name(min_rep_g_b) semantics(global) varying(x)
 void min_rep_g(const double *x, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -368,7 +368,7 @@ void min_rep_pr(const double *x, double *yr, MPI_Comm comm) {
     yr[i] = s[i] * s[i] + sin(s[i]); /* replicated code */
   }
 }
-#pragma mpiad differentiate wrt(x) output(yv, yr) name(min_inp_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) name(min_inp_g_b) semantics(global) varying(x)
 void min_inp_g(const double *x, double *yv, double *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -398,7 +398,7 @@ void min_inp_pr(const double *x, double *yv, double *yr, MPI_Comm comm) {
     yv[i] = s[i] * x[i] * (r + 1);   /* rank-varying code */
   }
 }
-#pragma mpiad differentiate wrt(x) output(yv, yr) name(fprod_mix_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) name(fprod_mix_g_b) semantics(global) varying(x)
 void fprod_mix_g(const float *x, float *yv, float *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -424,7 +424,7 @@ void fmax_mix_pr(const float *x, float *yv, float *yr, MPI_Comm comm) {
     yv[i] = s[i] * x[i] * (r + 1);   /* rank-varying code */
   }
 }
-#pragma mpiad differentiate wrt(x) output(yv, yr) name(fsum_mix_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) name(fsum_mix_g_b) semantics(global) varying(x)
 void fsum_mix_g(const float *x, float *yv, float *yr, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -438,7 +438,7 @@ void fsum_mix_g(const float *x, float *yv, float *yr, MPI_Comm comm) {
   }
 }
 /* DESIGN.md: y = (r+2) * Allreduce_PROD((r+2) x) */
-#pragma mpiad differentiate wrt(x) name(pex_g)
+#pragma mpiad differentiate wrt(x) name(pex_g) varying(x)
 double pex(const double *x, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);

@@ -15,7 +15,7 @@
 #include "hx_case.h"
 
 #define MAXP 4
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(a2a_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(a2a_g_b) semantics(global) varying(x)
 void a2a_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -45,7 +45,7 @@ void a2a_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[j] = v[j] * v[j] * x[j] + (j + 1) * v[j];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(a2a_f_b)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(a2a_f_b) varying(x)
 void a2a_f(const float *x, float *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -60,7 +60,7 @@ void a2a_f(const float *x, float *yv, int k, MPI_Comm comm) {
     yv[j] = v[j] * v[j] * x[j] + (j + 1) * v[j];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(a2a_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(a2a_lin_g_b) semantics(global) varying(x)
 void a2a_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -90,7 +90,7 @@ void a2a_lin_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[j] = v[j] * (r + 1) - x[j];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(a2av_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(a2av_g_b) semantics(global) varying(x)
 void a2av_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P, sc[MAXP], sd[MAXP], rc[MAXP], rd[MAXP];
   MPI_Comm_rank(comm, &r);
@@ -138,7 +138,7 @@ void a2av_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[j] = v[j] * v[j] * x[j] + (j + 1) * v[j];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(a2av_f_b)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(a2av_f_b) varying(x)
 void a2av_f(const float *x, float *yv, int k, MPI_Comm comm) {
   int r, P, sc[MAXP], sd[MAXP], rc[MAXP], rd[MAXP];
   MPI_Comm_rank(comm, &r);
@@ -162,7 +162,7 @@ void a2av_f(const float *x, float *yv, int k, MPI_Comm comm) {
     yv[j] = v[j] * v[j] * x[j] + (j + 1) * v[j];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(a2av_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(a2av_lin_g_b) semantics(global) varying(x)
 void a2av_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P, sc[MAXP], sd[MAXP], rc[MAXP], rd[MAXP];
   MPI_Comm_rank(comm, &r);

@@ -14,7 +14,7 @@
 #include "hx_case.h"
 
 #define MAXP 4
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(barrier_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(barrier_g_b) semantics(global) varying(x)
 void barrier_g(const double *x, double *yv, double *yr, int k, MPI_Comm comm) {
   double a[2], s[2];
   for (int i = 0; i < 2; i++)
@@ -44,7 +44,7 @@ void barrier_pr(const double *x, double *yv, double *yr, int k, MPI_Comm comm) {
   MPI_Barrier(comm);
 }
 
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(barrier_f_b)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(barrier_f_b) varying(x)
 void barrier_f(const float *x, float *yv, float *yr, int k, MPI_Comm comm) {
   float a[2], s[2];
   for (int i = 0; i < 2; i++)
@@ -59,7 +59,7 @@ void barrier_f(const float *x, float *yv, float *yr, int k, MPI_Comm comm) {
   MPI_Barrier(comm);
 }
 
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(barrier_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(barrier_lin_g_b) semantics(global) varying(x)
 void barrier_lin_g(const double *x, double *yv, double *yr, int k, MPI_Comm comm) {
   double a[2], s[2];
   for (int i = 0; i < 2; i++)

@@ -17,7 +17,7 @@
 #include "hx_case.h"
 
 #define MAXP 4
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(bcast_mix_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(bcast_mix_g_b) semantics(global) varying(x)
 void bcast_mix_g(const double *x, double *yv, double *yr, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -51,7 +51,7 @@ void bcast_mix_pr(const double *x, double *yv, double *yr, int k, MPI_Comm comm)
   }
 }
 
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(bcast_mix_f_b)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(bcast_mix_f_b) varying(x)
 void bcast_mix_f(const float *x, float *yv, float *yr, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -68,7 +68,7 @@ void bcast_mix_f(const float *x, float *yv, float *yr, int k, MPI_Comm comm) {
   }
 }
 
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(bcast_rep_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(bcast_rep_g_b) semantics(global) varying(x)
 void bcast_rep_g(const double *x, double *yv, double *yr, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -102,7 +102,7 @@ void bcast_rep_pr(const double *x, double *yv, double *yr, int k, MPI_Comm comm)
   }
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(bcast_var_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(bcast_var_g_b) semantics(global) varying(x)
 void bcast_var_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -134,7 +134,7 @@ void bcast_var_pr(const double *x, double *yv, int k, MPI_Comm comm) {
   }
 }
 
-#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(bcast_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv, yr) replicated(k) name(bcast_lin_g_b) semantics(global) varying(x)
 void bcast_lin_g(const double *x, double *yv, double *yr, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);

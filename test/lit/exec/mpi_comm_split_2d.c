@@ -19,7 +19,7 @@
 #include "hx_case.h"
 
 #define MAXP 4
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(grid_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(grid_g_b) semantics(global) varying(x)
 void grid_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -69,7 +69,7 @@ void grid_pr(const double *x, double *yv, int k, MPI_Comm comm) {
   MPI_Comm_free(&rowc);
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(grid_f_b)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(grid_f_b) varying(x)
 void grid_f(const float *x, float *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -94,7 +94,7 @@ void grid_f(const float *x, float *yv, int k, MPI_Comm comm) {
   MPI_Comm_free(&rowc);
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(grid_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(grid_lin_g_b) semantics(global) varying(x)
 void grid_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);

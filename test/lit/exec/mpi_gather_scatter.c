@@ -17,7 +17,7 @@
 #include "hx_case.h"
 
 #define MAXP 4
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(gather_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(gather_g_b) semantics(global) varying(x)
 void gather_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -55,7 +55,7 @@ void gather_pr(const double *x, double *yv, int k, MPI_Comm comm) {
       yv[2 + j] = 0.0;
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(gather_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(gather_lin_g_b) semantics(global) varying(x)
 void gather_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -93,7 +93,7 @@ void gather_lin_pr(const double *x, double *yv, int k, MPI_Comm comm) {
       yv[2 + j] = 0.0;
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(gatherv_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(gatherv_g_b) semantics(global) varying(x)
 void gatherv_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P, counts[MAXP], displs[MAXP];
   MPI_Comm_rank(comm, &r);
@@ -141,7 +141,7 @@ void gatherv_pr(const double *x, double *yv, int k, MPI_Comm comm) {
       yv[4 + j] = g[j] * g[j] + sin(g[j]);
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(gatherv_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(gatherv_lin_g_b) semantics(global) varying(x)
 void gatherv_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P, counts[MAXP], displs[MAXP];
   MPI_Comm_rank(comm, &r);
@@ -189,7 +189,7 @@ void gatherv_lin_pr(const double *x, double *yv, int k, MPI_Comm comm) {
       yv[4 + j] = g[j];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scatter_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scatter_g_b) semantics(global) varying(x)
 void scatter_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -215,7 +215,7 @@ void scatter_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = v[i] * x[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scatter_f_b)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scatter_f_b) varying(x)
 void scatter_f(const float *x, float *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -228,7 +228,7 @@ void scatter_f(const float *x, float *yv, int k, MPI_Comm comm) {
     yv[i] = v[i] * x[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scatter_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scatter_lin_g_b) semantics(global) varying(x)
 void scatter_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -254,7 +254,7 @@ void scatter_lin_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = v[i] * (r + 1) - x[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scatterv_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scatterv_g_b) semantics(global) varying(x)
 void scatterv_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P, counts[MAXP], displs[MAXP];
   MPI_Comm_rank(comm, &r);
@@ -292,7 +292,7 @@ void scatterv_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = v[i] * x[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scatterv_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scatterv_lin_g_b) semantics(global) varying(x)
 void scatterv_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P, counts[MAXP], displs[MAXP];
   MPI_Comm_rank(comm, &r);

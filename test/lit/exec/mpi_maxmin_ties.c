@@ -20,7 +20,7 @@
 
 #define N 4
 
-#pragma mpiad differentiate wrt(x) output(y) name(max_var_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(y) name(max_var_g_b) semantics(global) varying(x)
 void max_var_g(const double *x, double *y, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -30,7 +30,7 @@ void max_var_g(const double *x, double *y, MPI_Comm comm) {
     y[i] = (r + 1) * s[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(y) name(max_var_inp_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(y) name(max_var_inp_g_b) semantics(global) varying(x)
 void max_var_inp_g(const double *x, double *y, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -64,7 +64,7 @@ void max_var_inp_pr(const double *x, double *y, MPI_Comm comm) {
     y[i] = (r + 1) * s[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(y) name(max_rep_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(y) name(max_rep_g_b) semantics(global) varying(x)
 void max_rep_g(const double *x, double *y, MPI_Comm comm) {
   double s[N];
   MPI_Allreduce(x, s, N, MPI_DOUBLE, MPI_MAX, comm);
@@ -80,7 +80,7 @@ void max_rep_pr(const double *x, double *y, MPI_Comm comm) {
     y[i] = s[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(y) name(min_var_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(y) name(min_var_g_b) semantics(global) varying(x)
 void min_var_g(const double *x, double *y, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -90,7 +90,7 @@ void min_var_g(const double *x, double *y, MPI_Comm comm) {
     y[i] = (r + 1) * s[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(y) name(min_var_inp_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(y) name(min_var_inp_g_b) semantics(global) varying(x)
 void min_var_inp_g(const double *x, double *y, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -124,7 +124,7 @@ void min_var_inp_pr(const double *x, double *y, MPI_Comm comm) {
     y[i] = (r + 1) * s[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(y) name(min_rep_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(y) name(min_rep_g_b) semantics(global) varying(x)
 void min_rep_g(const double *x, double *y, MPI_Comm comm) {
   double s[N];
   MPI_Allreduce(x, s, N, MPI_DOUBLE, MPI_MIN, comm);
@@ -140,7 +140,7 @@ void min_rep_pr(const double *x, double *y, MPI_Comm comm) {
     y[i] = s[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(y) name(fmax_var_g_b)
+#pragma mpiad differentiate wrt(x) output(y) name(fmax_var_g_b) varying(x)
 void fmax_var_g(const float *x, float *y, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);

@@ -34,7 +34,7 @@
 #define STEPS 4
 
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void ring_nb(const double *x, double *y, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -54,7 +54,7 @@ void ring_nb(const double *x, double *y, MPI_Comm comm) {
 /* Two messages, same tag, same pair: the receiver completes them in the
  * reverse order of posting. */
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void same_tag(const double *x, double *y, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -107,7 +107,7 @@ void same_tag_any(const double *x, double *y, MPI_Comm comm) {
 
 /* Gather at rank 0 with wildcards; the program reads the status. */
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void wild_gather(const double *x, double *y, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -157,7 +157,7 @@ void wild_gather(const double *x, double *y, MPI_Comm comm) {
 
 /* Requests started in iteration k are completed in iteration k+1. */
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void cross_iter(const double *x, double *y, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -185,7 +185,7 @@ void cross_iter(const double *x, double *y, MPI_Comm comm) {
 
 /* Non-blocking collectives overlapped, completed by one Waitall. */
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void colls(const double *x, double *y, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -214,7 +214,7 @@ void colls(const double *x, double *y, MPI_Comm comm) {
  * a send whose completion the reply implies, and a blocking Send matched by
  * an Irecv. */
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void misc(const double *x, double *y, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -255,7 +255,7 @@ void misc(const double *x, double *y, MPI_Comm comm) {
  * requests are told apart by their variables); a freed send among them; and
  * two block-scoped statuses of the same name, read by the program. */
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void null_ends(const double *x, double *y, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -298,7 +298,7 @@ void null_ends(const double *x, double *y, MPI_Comm comm) {
  * (MPI allows reading a send buffer): the reverse of that read adds to the
  * buffer's adjoint while the adjoint reduction runs. */
 #pragma mpiad differentiate forward wrt(x) output(y)
-#pragma mpiad differentiate reverse wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
 void bcast_root_reads(const double *x, double *y, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -319,7 +319,7 @@ void bcast_root_reads(const double *x, double *y, MPI_Comm comm) {
 
 /* Single precision: a ring and an Iallreduce on float buffers (reverse mode;
  * central differences of the float primal, with float tolerances). */
-#pragma mpiad differentiate wrt(x) output(y)
+#pragma mpiad differentiate wrt(x) output(y) varying(x)
 void ring_f(const float *x, float *y, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);

@@ -19,7 +19,7 @@
 #include "hx_case.h"
 
 #define MAXP 4
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(ring_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(ring_g_b) semantics(global) varying(x)
 void ring_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -63,7 +63,7 @@ void ring_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = b[i] * b[i] * x[i] + b[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(ring_f_b)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(ring_f_b) varying(x)
 void ring_f(const float *x, float *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -85,7 +85,7 @@ void ring_f(const float *x, float *yv, int k, MPI_Comm comm) {
     yv[i] = b[i] * b[i] * x[i] + b[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(ring_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(ring_lin_g_b) semantics(global) varying(x)
 void ring_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -129,7 +129,7 @@ void ring_lin_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = b[i] * (r + 1) - x[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(ssend_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(ssend_g_b) semantics(global) varying(x)
 void ssend_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -175,7 +175,7 @@ void ssend_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = b[i] * b[i] * x[i] + b[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(ssend_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(ssend_lin_g_b) semantics(global) varying(x)
 void ssend_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -221,7 +221,7 @@ void ssend_lin_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = b[i] * (r + 1) - x[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(anysrc_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(anysrc_g_b) semantics(global) varying(x)
 void anysrc_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -283,7 +283,7 @@ void anysrc_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[j] = g[j] * g[j] + sin(g[j]);
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(anysrc_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(anysrc_lin_g_b) semantics(global) varying(x)
 void anysrc_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -345,7 +345,7 @@ void anysrc_lin_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[j] = g[j] * (j + 1);
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(sendrecv_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(sendrecv_g_b) semantics(global) varying(x)
 void sendrecv_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -379,7 +379,7 @@ void sendrecv_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = b[i] * b[i] * x[i] + b[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(sendrecv_f_b)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(sendrecv_f_b) varying(x)
 void sendrecv_f(const float *x, float *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -396,7 +396,7 @@ void sendrecv_f(const float *x, float *yv, int k, MPI_Comm comm) {
     yv[i] = b[i] * b[i] * x[i] + b[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(sendrecv_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(sendrecv_lin_g_b) semantics(global) varying(x)
 void sendrecv_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -430,7 +430,7 @@ void sendrecv_lin_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = b[i] * (r + 1) - x[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(replace_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(replace_g_b) semantics(global) varying(x)
 void replace_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -460,7 +460,7 @@ void replace_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = b[i] * b[i] * x[i] + b[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(replace_f_b)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(replace_f_b) varying(x)
 void replace_f(const float *x, float *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -475,7 +475,7 @@ void replace_f(const float *x, float *yv, int k, MPI_Comm comm) {
     yv[i] = b[i] * b[i] * x[i] + b[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(replace_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(replace_lin_g_b) semantics(global) varying(x)
 void replace_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);

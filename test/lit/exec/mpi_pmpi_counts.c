@@ -29,7 +29,7 @@
 #define NB 3
 
 /* mean over all samples of 0.5 (theta . x_i - 1)^2 + lambda |theta|^2 */
-#pragma mpiad differentiate wrt(theta, X) replicated(theta)
+#pragma mpiad differentiate wrt(theta, X) replicated(theta) varying(X)
 double loss(const double *theta, const double *X, MPI_Comm comm) {
   double local = 0.0;
   for (int i = 0; i < NS; i++) {
@@ -49,7 +49,7 @@ double loss(const double *theta, const double *X, MPI_Comm comm) {
 }
 
 /* two Allreduces, both results only replicated */
-#pragma mpiad differentiate wrt(theta, X) replicated(theta)
+#pragma mpiad differentiate wrt(theta, X) replicated(theta) varying(X)
 double loss2(const double *theta, const double *X, MPI_Comm comm) {
   double l1 = 0.0, l2 = 0.0;
   for (int i = 0; i < NS; i++) {
@@ -65,7 +65,7 @@ double loss2(const double *theta, const double *X, MPI_Comm comm) {
   return t1 * t2 + t2;
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double bc(const double *x, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -82,7 +82,7 @@ double bc(const double *x, MPI_Comm comm) {
   return s;
 }
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double ag(const double *x, MPI_Comm comm) {
   int P;
   MPI_Comm_size(comm, &P);

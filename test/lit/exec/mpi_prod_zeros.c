@@ -21,7 +21,7 @@
 
 #define N 4
 
-#pragma mpiad differentiate wrt(x) output(y) name(pv_g)
+#pragma mpiad differentiate wrt(x) output(y) name(pv_g) varying(x)
 void pv(const double *x, double *y, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -41,7 +41,7 @@ void pvr(const double *x, double *y, MPI_Comm comm) {
     y[i] = (r + 1) * s[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(y) name(prep_g)
+#pragma mpiad differentiate wrt(x) output(y) name(prep_g) varying(x)
 void prep(const double *x, double *y, MPI_Comm comm) {
   double s[N];
   MPI_Allreduce(x, s, N, MPI_DOUBLE, MPI_PROD, comm);
@@ -58,7 +58,7 @@ void prepr(const double *x, double *y, MPI_Comm comm) {
 }
 
 /* in place, varying use */
-#pragma mpiad differentiate wrt(x) output(y) name(pinp_g)
+#pragma mpiad differentiate wrt(x) output(y) name(pinp_g) varying(x)
 void pinp(const double *x, double *y, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -70,7 +70,7 @@ void pinp(const double *x, double *y, MPI_Comm comm) {
     y[i] = (r + 1) * s[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(y) name(fpv_g)
+#pragma mpiad differentiate wrt(x) output(y) name(fpv_g) varying(x)
 void fpv(const float *x, float *y, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);

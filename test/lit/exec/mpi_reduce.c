@@ -17,7 +17,7 @@
 #include "hx_case.h"
 
 #define MAXP 4
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(reduce_sum_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(reduce_sum_g_b) semantics(global) varying(x)
 void reduce_sum_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -51,7 +51,7 @@ void reduce_sum_pr(const double *x, double *yv, int k, MPI_Comm comm) {
       yv[i] += s[i] * s[i] + sin(s[i]);
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(reduce_sum_f_b)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(reduce_sum_f_b) varying(x)
 void reduce_sum_f(const float *x, float *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -68,7 +68,7 @@ void reduce_sum_f(const float *x, float *yv, int k, MPI_Comm comm) {
       yv[i] += s[i] * s[i] + sin(s[i]);
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(reduce_prod_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(reduce_prod_g_b) semantics(global) varying(x)
 void reduce_prod_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -102,7 +102,7 @@ void reduce_prod_pr(const double *x, double *yv, int k, MPI_Comm comm) {
       yv[i] += s[i] * s[i] + sin(s[i]);
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(reduce_prod_f_b)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(reduce_prod_f_b) varying(x)
 void reduce_prod_f(const float *x, float *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -119,7 +119,7 @@ void reduce_prod_f(const float *x, float *yv, int k, MPI_Comm comm) {
       yv[i] += s[i] * s[i] + sin(s[i]);
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(reduce_max_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(reduce_max_g_b) semantics(global) varying(x)
 void reduce_max_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -153,7 +153,7 @@ void reduce_max_pr(const double *x, double *yv, int k, MPI_Comm comm) {
       yv[i] += s[i] * s[i] + sin(s[i]);
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(reduce_min_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(reduce_min_g_b) semantics(global) varying(x)
 void reduce_min_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -187,7 +187,7 @@ void reduce_min_pr(const double *x, double *yv, int k, MPI_Comm comm) {
       yv[i] += s[i] * s[i] + sin(s[i]);
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(reduce_sum_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(reduce_sum_lin_g_b) semantics(global) varying(x)
 void reduce_sum_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);

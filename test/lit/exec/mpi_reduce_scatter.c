@@ -15,7 +15,7 @@
 #include "hx_case.h"
 
 #define MAXP 4
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(rsblock_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(rsblock_g_b) semantics(global) varying(x)
 void rsblock_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -41,7 +41,7 @@ void rsblock_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = v[i] * v[i] * x[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(rsblock_f_b)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(rsblock_f_b) varying(x)
 void rsblock_f(const float *x, float *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -54,7 +54,7 @@ void rsblock_f(const float *x, float *yv, int k, MPI_Comm comm) {
     yv[i] = v[i] * v[i] * x[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(rsblock_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(rsblock_lin_g_b) semantics(global) varying(x)
 void rsblock_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P;
   MPI_Comm_rank(comm, &r);
@@ -80,7 +80,7 @@ void rsblock_lin_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = v[i] * (r + 1) - x[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(rscatter_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(rscatter_g_b) semantics(global) varying(x)
 void rscatter_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P, counts[MAXP];
   MPI_Comm_rank(comm, &r);
@@ -114,7 +114,7 @@ void rscatter_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = v[i] * v[i] * x[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(rscatter_f_b)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(rscatter_f_b) varying(x)
 void rscatter_f(const float *x, float *yv, int k, MPI_Comm comm) {
   int r, P, counts[MAXP];
   MPI_Comm_rank(comm, &r);
@@ -131,7 +131,7 @@ void rscatter_f(const float *x, float *yv, int k, MPI_Comm comm) {
     yv[i] = v[i] * v[i] * x[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(rscatter_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(rscatter_lin_g_b) semantics(global) varying(x)
 void rscatter_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r, P, counts[MAXP];
   MPI_Comm_rank(comm, &r);

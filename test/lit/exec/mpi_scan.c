@@ -15,7 +15,7 @@
 #include "hx_case.h"
 
 #define MAXP 4
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scan_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scan_g_b) semantics(global) varying(x)
 void scan_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -43,7 +43,7 @@ void scan_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = s[i] * s[i] * x[i] + s[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scan_f_b)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scan_f_b) varying(x)
 void scan_f(const float *x, float *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -57,7 +57,7 @@ void scan_f(const float *x, float *yv, int k, MPI_Comm comm) {
     yv[i] = s[i] * s[i] * x[i] + s[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scan_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(scan_lin_g_b) semantics(global) varying(x)
 void scan_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -85,7 +85,7 @@ void scan_lin_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = s[i] * (r + 1) - x[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(exscan_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(exscan_g_b) semantics(global) varying(x)
 void exscan_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -119,7 +119,7 @@ void exscan_pr(const double *x, double *yv, int k, MPI_Comm comm) {
       yv[i] += s[i] * s[i] * x[i] + s[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(exscan_f_b)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(exscan_f_b) varying(x)
 void exscan_f(const float *x, float *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -136,7 +136,7 @@ void exscan_f(const float *x, float *yv, int k, MPI_Comm comm) {
       yv[i] += s[i] * s[i] * x[i] + s[i];
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(exscan_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(exscan_lin_g_b) semantics(global) varying(x)
 void exscan_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);

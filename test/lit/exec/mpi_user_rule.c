@@ -19,7 +19,7 @@
 #define MAXP 4
 #include "halo.h"
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(halo_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(halo_g_b) semantics(global) varying(x)
 void halo_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -43,7 +43,7 @@ void halo_pr(const double *x, double *yv, int k, MPI_Comm comm) {
     yv[i] = u[i] * u[i] * x[i] + sin(u[i]);
 }
 
-#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(halo_lin_g_b) semantics(global)
+#pragma mpiad differentiate wrt(x) output(yv) replicated(k) name(halo_lin_g_b) semantics(global) varying(x)
 void halo_lin_g(const double *x, double *yv, int k, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);

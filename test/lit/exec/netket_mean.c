@@ -23,7 +23,7 @@
 #define D 3
 
 /* Total-count version: n may differ per rank. */
-#pragma mpiad differentiate wrt(theta, X) replicated(theta, d)
+#pragma mpiad differentiate wrt(theta, X) replicated(theta, d) varying(X)
 double loss(const double *theta, const double *X, int n, int d, MPI_Comm comm) {
   double local = 0.0;
   for (int i = 0; i < n; i++) {
@@ -39,7 +39,7 @@ double loss(const double *theta, const double *X, int n, int d, MPI_Comm comm) {
 }
 
 /* Local-mean version: every rank has n samples; divide by the rank count. */
-#pragma mpiad differentiate wrt(theta, X) replicated(theta, d)
+#pragma mpiad differentiate wrt(theta, X) replicated(theta, d) varying(X)
 double loss2(const double *theta, const double *X, int n, int d, MPI_Comm comm) {
   double local = 0.0;
   for (int i = 0; i < n; i++) {

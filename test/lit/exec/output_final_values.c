@@ -16,7 +16,7 @@ void smooth(double *u, int n) {
     u[i] = u[i] * u[i] + 0.1 * u[i + 1];
 }
 
-#pragma mpiad differentiate wrt(x) output(y)
+#pragma mpiad differentiate wrt(x) output(y) varying(x)
 void twice(const double *x, double *y, int n) {
   for (int i = 0; i < n; i++)
     y[i] = x[i];

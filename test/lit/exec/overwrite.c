@@ -19,7 +19,7 @@
 
 #define N 12
 
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double reassign(const double *x, int n) {
   double v = x[0];
   for (int k = 0; k < 3 * n; k++) {
@@ -30,7 +30,7 @@ double reassign(const double *x, int n) {
 }
 
 /* in-place Gauss-Seidel sweeps with a nonlinear term, in a fixed-size array */
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double sweeps(const double *x, int n) {
   double u[N];
   for (int i = 0; i < n; i++)
@@ -47,7 +47,7 @@ double sweeps(const double *x, int n) {
 }
 
 /* a malloc'd buffer reused for two different quantities */
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double reuse(const double *x, int n) {
   double *w = malloc(n * sizeof(double));
   for (int i = 0; i < n; i++)
@@ -65,7 +65,7 @@ double reuse(const double *x, int n) {
 }
 
 /* linear: in-place sweeps in the output array */
-#pragma mpiad differentiate wrt(x) output(y)
+#pragma mpiad differentiate wrt(x) output(y) varying(x)
 void lin_sweeps(const double *x, double *y, int n) {
   for (int i = 0; i < n; i++)
     y[i] = x[i];

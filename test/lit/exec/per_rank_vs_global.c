@@ -23,7 +23,7 @@
 #define N 5
 #define D 3
 
-#pragma mpiad differentiate wrt(x, theta) replicated(theta, d)
+#pragma mpiad differentiate wrt(x, theta) replicated(theta, d) varying(x)
 double rep_g(const double *x, const double *theta, int n, int d, MPI_Comm comm) {
   double loc = 0.0;
   for (int i = 0; i < n; i++) {
@@ -51,7 +51,7 @@ double rep_p(const double *x, const double *theta, int n, int d, MPI_Comm comm) 
   return sqrt(1.0 + tot * tot);
 }
 
-#pragma mpiad differentiate wrt(x, theta) replicated(theta[d], d)
+#pragma mpiad differentiate wrt(x, theta) replicated(theta[d], d) varying(x)
 double var_g(const double *x, const double *theta, int n, int d, MPI_Comm comm) {
   double loc = 0.0;
   for (int i = 0; i < n; i++)

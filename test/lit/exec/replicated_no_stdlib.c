@@ -11,7 +11,7 @@
 // CHECK: ALL PASSED
 #include <mpi.h>
 
-#pragma mpiad differentiate wrt(theta, x) replicated(theta, d)
+#pragma mpiad differentiate wrt(theta, x) replicated(theta, d) varying(x)
 double f(const double *theta, const double *x, int n, int d) {
   double s = 0.0;
   for (int i = 0; i < n; i++)

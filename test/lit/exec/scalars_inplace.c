@@ -19,7 +19,7 @@
 #define N 7
 
 /* f = a^2 b + sin(a) * sum x_i + b * x_0 x_1 */
-#pragma mpiad differentiate wrt(a, b, x)
+#pragma mpiad differentiate wrt(a, b, x) varying(a, b, x)
 double scal(double a, double b, const double *x, int n) {
   double s = 0.0;
   for (int i = 0; i < n; i++)
@@ -28,7 +28,7 @@ double scal(double a, double b, const double *x, int n) {
 }
 
 /* in place: u <- u + dt * (c u_{i-1} - u_i^3) for several steps; dt replicated */
-#pragma mpiad differentiate wrt(u, dt) output(u) replicated(dt)
+#pragma mpiad differentiate wrt(u, dt) output(u) replicated(dt) varying(u, n)
 void step(double *u, double dt, int n) {
   for (int t = 0; t < 3; t++) {
     for (int i = n - 1; i > 0; i--)

@@ -12,13 +12,13 @@
 #include <mpi.h>
 #include <stdio.h>
 
-#pragma mpiad differentiate wrt(u) output(v)
+#pragma mpiad differentiate wrt(u) output(v) varying(u)
 void st(const double *u, double *v, int n) {
   for (int i = 1; i < n - 2; i++)
     v[i] = 0.5 * u[i - 1] - 2.0 * u[i] + 3.0 * u[i + 1] - 0.25 * u[i + 2];
 }
 
-#pragma mpiad differentiate wrt(u) output(v) name(stn_b)
+#pragma mpiad differentiate wrt(u) output(v) name(stn_b) varying(u)
 void stn(const double *u, double *v, double c, int n) {
   for (int i = 1; i < n - 2; i++)
     v[i] = c * sin(u[i - 1]) + u[i] * u[i + 2] - u[i + 1];

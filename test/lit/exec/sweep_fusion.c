@@ -9,7 +9,7 @@
 // CHECK: ALL PASSED
 #include "../Inputs/harness.h"
 
-#pragma mpiad differentiate wrt(x, y)
+#pragma mpiad differentiate wrt(x, y) varying(x, y)
 double dot(const double *x, const double *y, int n, MPI_Comm comm) {
   double s = 0.0;
   for (int i = 0; i < n; i++)
@@ -19,7 +19,7 @@ double dot(const double *x, const double *y, int n, MPI_Comm comm) {
   return 2.0 * J;
 }
 
-#pragma mpiad differentiate wrt(x) replicated(c, n)
+#pragma mpiad differentiate wrt(x) replicated(c, n) varying(x)
 double wsq(const double *x, double c, int n, MPI_Comm comm) {
   double s = 0.0;
   for (int i = 0; i < n; i++)

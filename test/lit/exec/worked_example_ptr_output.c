@@ -15,7 +15,7 @@
 
 #include "harness.h"
 
-#pragma mpiad differentiate wrt(x) output(y)
+#pragma mpiad differentiate wrt(x) output(y) varying(x)
 void e1(const double *x, double *y, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);

@@ -17,7 +17,7 @@
 #include "harness.h"
 
 /* E1, return value (replicated: computed from an Allreduce result). */
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double e1(const double *x, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -28,7 +28,7 @@ double e1(const double *x, MPI_Comm comm) {
 }
 
 /* E1, output through a pointer declared replicated. */
-#pragma mpiad differentiate wrt(x) output(y) replicated(y) name(e1p_b)
+#pragma mpiad differentiate wrt(x) output(y) replicated(y) name(e1p_b) varying(x)
 void e1p(const double *x, double *y, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
@@ -50,7 +50,7 @@ double e1r(const double *x, MPI_Comm comm) {
 }
 
 /* E2 (varying output), global. */
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double e2(const double *x, MPI_Comm comm) {
   int r;
   MPI_Comm_rank(comm, &r);
