@@ -571,9 +571,26 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
   if (const auto *ds = dyn_cast<DeclStmt>(s)) {
     for (const Decl *d : ds->decls()) {
       const auto *vd = dyn_cast<VarDecl>(d);
-      if (!vd)
-        continue; // typedefs, nested records
-      CType ct = convertType(vd->getType(), fe.ctx_);
+      if (!vd) {
+        // Generated functions declare their variables at the top and are
+        // placed after the primal: a type defined in the body is not
+        // visible there.
+        if (const auto *td = dyn_cast<TypeDecl>(d)) {
+          std::string what = td->getNameAsString();
+          if (const auto *tag = dyn_cast<TagDecl>(td))
+            what = std::string(tag->getKindName()) +
+                   (what.empty() ? "" : " " + what);
+          error(td->getLocation(), "type '" + what +
+                                       "' is defined inside a differentiated "
+                                       "function; define it at file scope");
+        }
+        continue;
+      }
+      // Generated code declares locals at the top of the function and
+      // assigns their initial values where they were declared (and the
+      // reverse sweep may restore them), so a top-level const (`const
+      // double t = ...`, `int *const p = &k`) is dropped.
+      CType ct = convertType(vd->getType().getUnqualifiedType(), fe.ctx_);
       Var *v = F.newVar(vd->getNameAsString(), ct, Var::Local);
       v->loc = vd->getLocation();
       vars[vd] = v; // registered even after an error: no follow-up errors
@@ -595,10 +612,45 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
           v->type.base.rfind("const ", 0) == 0)
         v->type.base = v->type.base.substr(6); // initialised by memcpy
       ExprP init;
+      const auto *il = dyn_cast_or_null<InitListExpr>(
+          vd->hasInit() ? vd->getInit()->IgnoreParenImpCasts() : nullptr);
+      // `struct P p = {2.0, 3};`: the declaration is split into a
+      // declaration and an assignment, which assigns a compound literal
+      // `(struct P){2.0, 3}`.  Its fields carry no derivatives; values read
+      // from variables are assigned field by field by the user.
+      if (il && ct.dims.empty() && ct.ptrDepth == 0 &&
+          vd->getType()->isRecordType()) {
+        bool readsVars = false;
+        for (const clang::Expr *e : il->inits()) {
+          ExprP x = lower(e);
+          if (!x)
+            return;
+          std::set<Var *> vs;
+          collectVars(x, vs);
+          readsVars |= !vs.empty() || x->kind == mpiad::Expr::Call;
+        }
+        if (readsVars) {
+          error(vd->getLocation(),
+                "initialiser list of struct '" + vd->getNameAsString() +
+                    "' reads variables; assign its fields after the "
+                    "declaration");
+          continue;
+        }
+        PrintingPolicy pp(LO);
+        std::string t = text(il->getSourceRange());
+        init =
+            mkOpaque("(" + vd->getType().getUnqualifiedType().getAsString(pp) +
+                         ")" + (t.empty() ? "{0}" : t),
+                     {}, ct.elem);
+        auto st = mkDecl(v, init);
+        st->loc = vd->getLocation();
+        flushPre();
+        out.push_back(st);
+        continue;
+      }
       // `double a[2] = {x[0], 2 * x[1]}` with values that may carry
       // derivatives: element assignments (the rest is zero, as in C).
-      if (const auto *il = dyn_cast_or_null<InitListExpr>(
-              vd->hasInit() ? vd->getInit()->IgnoreParenImpCasts() : nullptr)) {
+      if (il) {
         bool readsVars = false;
         std::vector<ExprP> elems;
         for (const clang::Expr *e : il->inits()) {
@@ -824,7 +876,9 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
 
 bool Lowering::run() {
   F.name = fd->getNameAsString();
-  F.ret = convertType(fd->getReturnType(), fe.ctx_);
+  // A const-qualified return type (`const double f(...)`) qualifies nothing
+  // the caller sees, but the generated code assigns mpiad_ret.
+  F.ret = convertType(fd->getReturnType().getUnqualifiedType(), fe.ctx_);
   F.loc = fd->getLocation();
   F.isVariadic = fd->isVariadic();
   for (const ParmVarDecl *p : fd->parameters()) {

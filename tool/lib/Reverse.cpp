@@ -680,29 +680,49 @@ public:
     if (t && t->active && s->lhs->isFloating()) {
       curLhs = t;
       ExprP lb = sh(s->lhs);
+      // The adjoint of the new value, which the right side's contributions
+      // are computed from.  When the right side reads the target (`v = v *
+      // q`, `v += v / q`, `u[i] -= u[i] * x[i]`, or through a pointer into
+      // the same array), those contributions update the target's adjoint
+      // while it is still being read, so the old adjoint is taken into a
+      // temporary first.  (`*=` and `/=` arrive here as `v = v * e`.)
+      ExprP seed = lb;
+      if (activeIn(s->rhs) && readsTarget(s->rhs, t)) {
+        Var *tmp =
+            newSynth("mpiad_t" + std::to_string(++tmpCount), doubleType());
+        rev.push_back(mkDecl(tmp, lb));
+        seed = mkVar(tmp);
+      }
       if (s->op == "=") {
-        std::set<Var *> used;
-        collectVars(s->rhs, used);
         if (!activeIn(s->rhs)) {
           rev.push_back(mkAssign(lb, "=", mkInt(0)));
-        } else if (used.count(t)) {
-          Var *tmp =
-              newSynth("mpiad_t" + std::to_string(++tmpCount), doubleType());
-          rev.push_back(mkDecl(tmp, lb));
+        } else if (seed != lb) {
           rev.push_back(mkAssign(lb, "=", mkInt(0)));
-          propagate(s->rhs, mkVar(tmp), rev);
+          propagate(s->rhs, seed, rev);
         } else {
           propagate(s->rhs, lb, rev);
           rev.push_back(mkAssign(lb, "=", mkInt(0)));
         }
       } else if (s->op == "+=") {
-        propagate(s->rhs, lb, rev);
+        propagate(s->rhs, seed, rev);
       } else if (s->op == "-=") {
-        propagate(s->rhs, neg(lb), rev);
+        propagate(s->rhs, neg(seed), rev);
       }
       curLhs = nullptr;
     }
     return {fwd, rev};
+  }
+
+  /// Does e read t, or an array that t points into (or that points into
+  /// t's array)?
+  bool readsTarget(const ExprP &e, Var *t) {
+    std::set<Var *> used;
+    collectVars(e, used);
+    Var *root = aliasRoot(F, t);
+    for (Var *v : used)
+      if (v == t || aliasRoot(F, v) == root)
+        return true;
+    return false;
   }
 
   bool deferFree(Var *p) { return p->active || p->reverseRead; }
@@ -739,15 +759,19 @@ public:
     }
     Var *t = lhs ? baseVar(lhs) : nullptr;
     bool activeRet = t && t->active && lhs->isFloating();
-    Block fwd, rev;
-    if (t && s->tapeSet.count(t))
-      fwd.push_back(push(lhs));
+    bool recorded = t && s->tapeSet.count(t);
+    Block fwd, rev, restoreArgs;
+    recordArguments(s, call, fwd, restoreArgs);
     if (!any && !activeRet) {
+      // The primal callee records nothing.
+      if (recorded)
+        fwd.push_back(push(lhs));
       fwd.push_back(s);
-      if (t && s->tapeSet.count(t))
+      if (recorded)
         rev.push_back(pop(lhs));
       if (t && t->active)
         rev.push_back(mkAssign(sh(lhs), "=", mkInt(0)));
+      append(rev, restoreArgs);
       return {fwd, rev};
     }
     const Module::CalleeNames *names =
@@ -757,12 +781,22 @@ public:
       return {};
     }
     ExprP fcall = mkCall(names->fwd, call->ops, call->type, call->ptrDepth);
-    if (lhs)
-      fwd.push_back(mkAssign(lhs, s->op, fcall));
-    else
-      fwd.push_back(mkExprStmt(fcall));
-    if (t && s->tapeSet.count(t))
+    if (recorded) {
+      // The tape is LIFO: the callee's forward pushes its records first,
+      // the old value of the target is pushed at the store, after them.
+      // The reverse pops it first (the callee's reverse then sees the
+      // arguments' values at the call, the target's included) and the
+      // callee's reverse finds its records on top of the tape.
+      Var *res = newSynth("mpiad_r", cf->ret);
+      fwd.push_back(mkDecl(res, fcall));
+      fwd.push_back(push(lhs));
+      fwd.push_back(mkAssign(lhs, s->op, mkVar(res)));
       rev.push_back(pop(lhs));
+    } else if (lhs) {
+      fwd.push_back(mkAssign(lhs, s->op, fcall));
+    } else {
+      fwd.push_back(mkExprStmt(fcall));
+    }
     std::vector<ExprP> args;
     std::vector<bool> dataRead;
     for (size_t k = 0; k < call->ops.size(); ++k) {
@@ -793,7 +827,51 @@ public:
     rev.push_back(mkExprStmt(revCall));
     if (activeRet && s->op == "=" && !seedFirst)
       rev.push_back(mkAssign(sh(lhs), "=", mkInt(0)));
+    append(rev, restoreArgs);
     return {fwd, rev};
+  }
+
+  /// What a call to a same-file function writes through its pointer
+  /// arguments, where the reverse sweep reads the old contents: recorded
+  /// whole before the call, and restored after the callee's reverse (the
+  /// tape is LIFO: the callee's records lie above).  Only a scalar passed
+  /// by address and a fixed one-dimensional array have a known extent here.
+  /// (Recording them may repeat what the callee records and restores.)
+  void recordArguments(const StmtP &s, const ExprP &call, Block &save,
+                       Block &restore) {
+    std::set<Var *> done;
+    for (const ExprP &a : call->ops) {
+      Var *b = a->ptrDepth > 0 ? baseVar(a) : nullptr;
+      if (!b || !s->tapeSet.count(b) || !done.insert(b).second)
+        continue;
+      if (b->type.ptrDepth == 0 && b->type.dims.empty()) {
+        save.push_back(push(mkVar(b)));
+        restore.insert(restore.begin(), pop(mkVar(b)));
+      } else if (b->type.ptrDepth == 0 && b->type.dims.size() == 1 &&
+                 b->type.isFloatingElem()) {
+        std::string sfx = b->type.elem == Scalar::Float ? "f32" : "f64";
+        ExprP n = mkOpaque(b->type.dims[0]);
+        save.push_back(mkExprStmt(mkCall("mpiad_push_" + sfx + "_array",
+                                         {mkVar(b), n}, Scalar::Void)));
+        restore.insert(restore.begin(),
+                       mkExprStmt(mkCall("mpiad_pop_" + sfx + "_array",
+                                         {mkVar(b), n}, Scalar::Void)));
+      } else if (b->type.ptrDepth == 0 && b->type.dims.size() == 1 &&
+                 b->type.elem == Scalar::Int) {
+        ExprP n = mkOpaque(b->type.dims[0]);
+        save.push_back(elementwise(
+            n, [&](const ExprP &k) { return push(mkIndex(mkVar(b), k)); }));
+        // Popped last element first: k counts up, the element down.
+        restore.insert(
+            restore.begin(), elementwise(n, [&](const ExprP &k) {
+              return pop(mkIndex(mkVar(b),
+                                 mkBinary("-", mkBinary("-", n, mkInt(1)), k)));
+            }));
+      }
+      // Otherwise (a buffer behind a pointer) the extent is unknown here;
+      // the callee's reverse restores the elements it records itself.
+      // docs/c-subset.md lists the remaining gap.
+    }
   }
 
   Pair ifStmt(const StmtP &s) {
@@ -1459,7 +1537,13 @@ public:
         }
       }
     }
-    // Record what the call overwrites, if the reverse sweep needs it.
+    // Record what the call overwrites, if the reverse sweep needs it.  The
+    // tape is LIFO: these pushes come before the records of the rule's
+    // `forward` call, so their pops come after the rule's adjoint (which
+    // reads shadows and the call's other arguments, never the old contents
+    // of what the call writes).  Several recorded arguments are popped in
+    // the reverse order of their pushes.
+    Block restore;
     for (size_t i = 0; i < r.args.size(); ++i) {
       const CommArg &a = r.args[i];
       if (!a.write)
@@ -1473,15 +1557,16 @@ public:
           return push(element(args[i], k));
         }));
         // Popped last element first: k counts up, the element down.
-        rev.push_back(elementwise(n, [&](const ExprP &k) {
-          return pop(element(args[i],
-                             mkBinary("-", mkBinary("-", n, mkInt(1)), k)));
-        }));
+        restore.insert(
+            restore.begin(), elementwise(n, [&](const ExprP &k) {
+              return pop(element(args[i],
+                                 mkBinary("-", mkBinary("-", n, mkInt(1)), k)));
+            }));
         continue;
       }
       if (a.role == CommArg::IntOut) {
         fwd.push_back(push(element(args[i], mkInt(0))));
-        rev.push_back(pop(element(args[i], mkInt(0))));
+        restore.insert(restore.begin(), pop(element(args[i], mkInt(0))));
         continue;
       }
       ExprP count = arg(a.count);
@@ -1492,13 +1577,14 @@ public:
                                 "sweep: copy it first");
       } else if (count->kind == Expr::IntLit && count->text == "1") {
         fwd.push_back(push(element(args[i], mkInt(0))));
-        rev.push_back(pop(element(args[i], mkInt(0))));
+        restore.insert(restore.begin(), pop(element(args[i], mkInt(0))));
       } else if (b->type.isFloatingElem()) {
         std::string sfx = b->type.elem == Scalar::Float ? "f32" : "f64";
         fwd.push_back(mkExprStmt(mkCall("mpiad_push_" + sfx + "_array",
                                         {args[i], count}, Scalar::Void)));
-        rev.push_back(mkExprStmt(mkCall("mpiad_pop_" + sfx + "_array",
-                                        {args[i], count}, Scalar::Void)));
+        restore.insert(restore.begin(),
+                       mkExprStmt(mkCall("mpiad_pop_" + sfx + "_array",
+                                         {args[i], count}, Scalar::Void)));
       } else {
         error(args[i]->loc, "cannot record integer buffer '" + b->userName +
                                 "' overwritten by " + s->comm.name +
@@ -1527,8 +1613,10 @@ public:
           rev.insert(rev.begin(),
                      mkExprStmt(mkCall(deferredRelease[c],
                                        {mkAddrOf(mkVar(c))}, Scalar::Int)));
-    if (!anyActive)
+    if (!anyActive) {
+      append(rev, restore);
       return {fwd, rev};
+    }
     const std::vector<CommStep> &steps = R.perRank ? r.perRank : r.global;
     for (const CommStep &st : steps) {
       if (!guardsHold(r, args, st.guards))
@@ -1574,6 +1662,7 @@ public:
         }
       }
     }
+    append(rev, restore);
     return {fwd, rev};
   }
   std::set<Var *> createdComms;
