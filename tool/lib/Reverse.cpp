@@ -2149,7 +2149,8 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
 
   // Outputs whose writes the reverse sweep undoes (it restores recorded old
   // values) get their final values back at the end, so that F_b leaves them
-  // as F would.  Needs the output's length, inferred from its loops.
+  // as F would.  Needs the output's length, inferred from its loops or
+  // those of the callees it is passed to.
   Block keepFinal;
   std::set<Var *> undone;
   walk(F.body, [&](Stmt &st, const WalkCtx &) {
