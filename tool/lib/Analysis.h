@@ -53,12 +53,23 @@ struct Request {
   /// as replicated; the others are taken as varying.  Module::generate tries
   /// both readings and stops where the generated code depends on them.
   std::set<std::string> assumeReplicated;
+  // Callees: pointer params whose data the caller's reverse sweep reads
+  // after the reverse helper returns, so the helper must restore what it
+  // overwrites there.
+  std::vector<bool> restoreParams;
+  // Callees: sameAs[k] = j when the call passes the same pointer as
+  // arguments j < k (param k is then read as param j), else -1.
+  std::vector<int> sameAs;
 };
 
 class Frontend;
 
 /// Every effect of one statement (not descending into nested blocks).
 std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe);
+
+/// Per parameter of a same-file callee: does it write through that pointer
+/// (directly, through a local pointer copied from it, or in a nested call)?
+const std::vector<bool> &writtenParams(const Function *cf, const Frontend &fe);
 
 /// Calls fn on every statement, with the enclosing control conditions'
 /// variables and the loop depth.
@@ -104,10 +115,12 @@ void analyzeToBeRecorded(Function &f, const std::set<Var *> &reverseReads,
                          const Frontend &fe);
 /// Flow-sensitive to-be-recorded: a statement records the old value of a
 /// target only when the reverse of an earlier statement (in forward order,
-/// loops included) reads it.  Fills Stmt::tapeSet.
+/// loops included) reads it.  `entryData` (alias roots) is read after the
+/// whole reverse sweep: the caller's reverse needs it as it was on entry.
+/// Fills Stmt::tapeSet.
 void decideRecording(Function &f,
                      const std::map<const Stmt *, ReverseReads> &reads,
-                     const Frontend &fe);
+                     const Frontend &fe, const std::set<Var *> &entryData = {});
 /// A variable whose value at any point is the value the reverse sweep would
 /// see at the same point without recording.
 bool isStable(const Var *v);

@@ -45,8 +45,7 @@ static void dataVars(const ExprP &e, std::set<Var *> &out) {
 
 /// Which pointer parameters a callee writes through (directly or through a
 /// local pointer copied from the parameter).
-static const std::vector<bool> &writtenParams(const Function *cf,
-                                             const Frontend &fe) {
+const std::vector<bool> &writtenParams(const Function *cf, const Frontend &fe) {
   static std::map<const Function *, std::vector<bool>> cache;
   auto it = cache.find(cf);
   if (it != cache.end())

@@ -1,5 +1,9 @@
 //===- Normalize.cpp - Structured control flow the reversal can mirror ----===//
 //
+// 0. First, a pointer assigned the result of an allocation wrapper (a
+//    same-file function that only returns malloc/calloc of its parameters)
+//    is assigned that malloc/calloc instead, so that every later stage sees
+//    the allocation (the shadow is allocated like for malloc).
 // 1. `return e` becomes `mpiad_ret = e`; an early return sets a flag that
 //    guards the rest of the function (and stops enclosing loops).
 // 2. `break` / `continue` set per-loop flags that guard the rest of the body.
@@ -16,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
 #include "Rules.h"
+#include "Transform.h"
 
 #include <algorithm>
 #include <functional>
@@ -25,6 +30,77 @@
 namespace mpiad {
 
 namespace {
+
+/// Can the expression be evaluated a second time with the same result and
+/// no side effect (no call, no increment)?
+bool sideEffectFree(const ExprP &e) {
+  if (!e)
+    return true;
+  if (e->kind == Expr::Call)
+    return false;
+  if (e->kind == Expr::Unary && (e->text == "++" || e->text == "--" ||
+                                 e->text.find("++") != std::string::npos ||
+                                 e->text.find("--") != std::string::npos))
+    return false;
+  if (e->kind == Expr::Opaque && e->text.find('(') != std::string::npos &&
+      e->text.rfind("sizeof", 0) != 0)
+    return false;
+  for (const ExprP &o : e->ops)
+    if (!sideEffectFree(o))
+      return false;
+  return true;
+}
+
+/// A same-file function that only returns fresh storage:
+/// `return malloc(...)`, or a pointer assigned from malloc/calloc and then
+/// returned, the size computed from scalar parameters only.  Returns the
+/// allocation expression (with its cast, in the callee's parameters), or
+/// null.
+ExprP allocationWrapper(const Function &cf) {
+  if (cf.ret.ptrDepth == 0)
+    return nullptr;
+  std::map<const Var *, ExprP> held;
+  for (const StmtP &s : cf.body) {
+    switch (s->kind) {
+    case Stmt::Comment:
+      continue;
+    case Stmt::Decl:
+      if (s->var->type.ptrDepth == 0 || !s->var->type.dims.empty())
+        return nullptr;
+      if (s->rhs) {
+        if (!allocationCall(s->rhs))
+          return nullptr;
+        held[s->var] = s->rhs;
+      }
+      continue;
+    case Stmt::Assign:
+      if (s->op != "=" || s->lhs->kind != Expr::VarRef ||
+          !allocationCall(s->rhs))
+        return nullptr;
+      held[s->lhs->var] = s->rhs;
+      continue;
+    case Stmt::Return: {
+      ExprP e = s->rhs;
+      if (e && e->kind == Expr::VarRef) {
+        auto it = held.find(e->var);
+        e = it == held.end() ? nullptr : it->second;
+      }
+      if (!e || !allocationCall(e))
+        return nullptr;
+      std::set<Var *> vs;
+      collectVars(e, vs);
+      for (Var *v : vs)
+        if (v->kind != Var::Param || v->type.ptrDepth > 0 ||
+            !v->type.dims.empty() || held.count(v))
+          return nullptr;
+      return e;
+    }
+    default:
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
 
 struct LoopFlags {
   Var *brk = nullptr, *cnt = nullptr;
@@ -36,6 +112,7 @@ public:
       : F(f), fe(fe), diag(diag) {}
 
   bool run() {
+    inlineAllocationWrappers(F.body);
     Block body = std::move(F.body);
     F.body = block(body, nullptr, true);
     if (retFlag) {
@@ -52,6 +129,43 @@ public:
   }
 
 private:
+  /// `p = wrap(n)`, where wrap only returns malloc/calloc of its scalar
+  /// parameters, becomes `p = malloc(...)` with the arguments in place of
+  /// the parameters (evaluated once more, so they must be free of side
+  /// effects).  The primal in the user's file still calls wrap.
+  void inlineAllocationWrappers(Block &b) {
+    for (StmtP &s : b) {
+      inlineAllocationWrappers(s->body);
+      inlineAllocationWrappers(s->elseBody);
+      bool ptrTarget = (s->kind == Stmt::Decl && s->var->type.ptrDepth > 0) ||
+                       (s->kind == Stmt::Assign && s->op == "=" &&
+                        s->lhs->kind == Expr::VarRef && s->lhs->ptrDepth > 0);
+      if (!ptrTarget || !s->rhs)
+        continue;
+      ExprP call = s->rhs;
+      if (call->kind == Expr::Cast)
+        call = call->ops[0];
+      if (call->kind != Expr::Call)
+        continue;
+      const Function *cf = fe.callee(call->text);
+      if (!cf)
+        continue;
+      ExprP alloc = allocationWrapper(*cf);
+      if (!alloc)
+        continue;
+      bool safe = true;
+      for (const ExprP &a : call->ops)
+        safe &= sideEffectFree(a);
+      if (!safe)
+        continue;
+      ExprP bound = bindArgs(alloc, cf->params, call->ops);
+      s->rhs = s->rhs->kind == Expr::Cast
+                   ? mkCast(s->rhs->text, allocationCall(bound), s->rhs->type,
+                            s->rhs->ptrDepth)
+                   : bound;
+    }
+  }
+
   /// MPI_Test's flag (a rule's `answer`) says whether a request completed.
   /// The reverse sweep replays what did complete, but a program whose
   /// control depends on the answer would take a different path on another

@@ -76,6 +76,35 @@ public:
   Var *rootVar = nullptr;
   int tmpCount = 0;
   bool failed = false;
+  /// Callee specialisations the generated code calls (final run only).
+  std::vector<std::string> usedCallees;
+  /// Lengths of arrays passed whole to callees, as the callees' loops
+  /// bound them (final run only).
+  std::map<Var *, std::vector<ExprP>> callLengths;
+
+  /// The length of the array p points to: from F's loops, else from the
+  /// callees it is passed to; null if unknown.  The bounds must read only
+  /// parameters that F never assigns.
+  ExprP arrayLength(Var *p) {
+    std::string why;
+    if (ExprP len = inferLength(F, p, why))
+      return len;
+    auto it = callLengths.find(p);
+    if (it == callLengths.end())
+      return nullptr;
+    ExprP len;
+    for (const ExprP &one : it->second) {
+      std::set<Var *> vs;
+      collectVars(one, vs);
+      for (Var *v : vs)
+        if (v->kind != Var::Param || v->assignCount)
+          return nullptr;
+      len = !len || printExpr(len) == printExpr(one)
+                ? one
+                : mkCond(mkBinary(">", len, one), len, one);
+    }
+    return len;
+  }
 
   void error(clang::SourceLocation loc, const std::string &m) {
     if (!dry)
@@ -614,6 +643,19 @@ public:
     }
   }
 
+  /// `NULL`, `0`, `(void *)0`: the shadow is a null pointer too.
+  static bool isNullPointer(const ExprP &e) {
+    ExprP c = e;
+    while (c && c->kind == Expr::Cast)
+      c = c->ops[0];
+    if (!c)
+      return false;
+    if (c->kind == Expr::IntLit)
+      return c->text == "0";
+    return c->kind == Expr::Opaque && c->ops.empty() &&
+           (c->text == "NULL" || c->text == "((void *)0)");
+  }
+
   bool isAlloc(const ExprP &e, ExprP &call) {
     call = allocationCall(e);
     return call != nullptr;
@@ -626,8 +668,22 @@ public:
     Var *t = baseVar(s->lhs);
     ExprP call;
     // y = f(...) with f defined in this file.
-    if (s->rhs->kind == Expr::Call && M.fe_.callee(s->rhs->text))
+    if (s->rhs->kind == Expr::Call && M.fe_.callee(s->rhs->text)) {
+      // A pointer that gets a shadow: only allocations give it storage
+      // (allocation wrappers became malloc/calloc in normalize).
+      if (s->lhs->ptrDepth > 0 && s->lhs->kind == Expr::VarRef && t &&
+          t->active) {
+        const std::string &fn = s->rhs->text;
+        std::string m = "pointer '" + t->userName + "' carries derivatives";
+        m += " but is assigned the pointer that '" + fn + "' returns, which";
+        m += " has no shadow; allocate it here with malloc/calloc, or make '";
+        m += fn + "' only return malloc(...) or calloc(...) of its scalar";
+        m += " parameters";
+        error(s->loc, m);
+        return {};
+      }
       return userCall(s, s->rhs, s->lhs);
+    }
     // Pointer assignments: the shadow pointer follows the primal pointer.
     if (s->lhs->ptrDepth > 0 && s->lhs->kind == Expr::VarRef) {
       if (s->tapeSet.count(t)) {
@@ -638,7 +694,9 @@ public:
       fwd.push_back(s);
       Block revFree;
       if (t->active) {
-        if (isAlloc(s->rhs, call)) {
+        if (isNullPointer(s->rhs)) {
+          fwd.push_back(mkAssign(mkVar(shadow(t)), "=", mkOpaque("NULL")));
+        } else if (isAlloc(s->rhs, call)) {
           ExprP n = call->text == "malloc"
                         ? mkCall("calloc", {mkInt(1), call->ops[0]},
                                  Scalar::Void, 1)
@@ -741,6 +799,55 @@ public:
     return {{s}, {}};
   }
 
+  /// The restore and same-pointer parts of a call's pattern.  A callee
+  /// that writes through a pointer argument whose old data the reverse of
+  /// an earlier statement reads (the call's tapeSet) restores it in its
+  /// reverse helper.  Arguments that are the same pointer expression are
+  /// one array inside the helper; other arguments into one array, one of
+  /// them written by the callee, may overlap in ways the helper cannot
+  /// follow: an error.
+  bool callPattern(const StmtP &s, const ExprP &call, Function *cf,
+                   Module::CallPattern &pat) {
+    const std::vector<bool> &written = writtenParams(cf, M.fe_);
+    size_t n = std::min(call->ops.size(), cf->params.size());
+    pat.restore.assign(n, false);
+    pat.sameAs.assign(n, -1);
+    for (size_t k = 0; k < n; ++k) {
+      const ExprP &a = call->ops[k];
+      const CType &pt = cf->params[k]->type;
+      Var *b = a->ptrDepth > 0 ? baseVar(a) : nullptr;
+      if (!b || pt.ptrDepth == 0)
+        continue;
+      if (written[k] && !pt.isConst && s->tapeSet.count(b))
+        pat.restore[k] = true;
+      for (size_t j = 0; j < k; ++j) {
+        const ExprP &o = call->ops[j];
+        const CType &ot = cf->params[j]->type;
+        Var *ob = o->ptrDepth > 0 ? baseVar(o) : nullptr;
+        if (!ob || ot.ptrDepth == 0 || aliasRoot(F, ob) != aliasRoot(F, b))
+          continue;
+        if (printExpr(o) == printExpr(a) && ot.elem == pt.elem &&
+            ot.ptrDepth == pt.ptrDepth && pat.sameAs[j] < 0) {
+          pat.sameAs[k] = (int)j;
+          break;
+        }
+        if (written[j] || written[k]) {
+          const std::string &fn = call->text;
+          error(call->loc,
+                "arguments " + std::to_string(j + 1) + " ('" + printExpr(o) +
+                    "') and " + std::to_string(k + 1) + " ('" + printExpr(a) +
+                    "') of '" + fn + "' point into the same array and '" + fn +
+                    "' writes through one of them; its adjoint can follow "
+                    "only arguments that are the same pointer: pass the same "
+                    "pointer, or copy one of them into a separate array "
+                    "before the call");
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
   Pair userCall(const StmtP &s, const ExprP &call, const ExprP &lhs) {
     Function *cf = M.fe_.callee(call->text);
     std::vector<bool> mask;
@@ -759,10 +866,20 @@ public:
     }
     Var *t = lhs ? baseVar(lhs) : nullptr;
     bool activeRet = t && t->active && lhs->isFloating();
+    Module::CallPattern pat;
+    pat.active = mask;
+    pat.activeReturn = activeRet;
+    if (!callPattern(s, call, cf, pat)) {
+      failed = true;
+      return {};
+    }
+    bool restore = false;
+    for (bool b : pat.restore)
+      restore |= b;
     bool recorded = t && s->tapeSet.count(t);
     Block fwd, rev, restoreArgs;
     recordArguments(s, call, fwd, restoreArgs);
-    if (!any && !activeRet) {
+    if (!any && !activeRet && !restore) {
       // The primal callee records nothing.
       if (recorded)
         fwd.push_back(push(lhs));
@@ -774,11 +891,18 @@ public:
       append(rev, restoreArgs);
       return {fwd, rev};
     }
-    const Module::CalleeNames *names =
-        M.callee(call->text, mask, activeRet, call->loc);
+    const Module::CalleeNames *names = M.callee(call->text, pat, call->loc);
     if (!names) {
       failed = true;
       return {};
+    }
+    if (!dry) {
+      usedCallees.push_back(names->key);
+      for (size_t k = 0; k < call->ops.size() && k < names->paramLength.size();
+           ++k)
+        if (names->paramLength[k] && call->ops[k]->kind == Expr::VarRef)
+          callLengths[call->ops[k]->var].push_back(
+              bindArgs(names->paramLength[k], names->params, call->ops));
     }
     ExprP fcall = mkCall(names->fwd, call->ops, call->type, call->ptrDepth);
     if (recorded) {
@@ -1864,7 +1988,15 @@ static bool runPipeline(Module &M, Function &F, Request &R,
           s.init->kind == Stmt::Assign && reads.count(s.loopVar))
         perStmt[s.init.get()].data.insert(s.loopVar);
     });
-    decideRecording(F, perStmt, M.fe_);
+    // A callee restores the pointed-to data its caller's reverse sweep
+    // reads after the reverse helper returns.
+    std::set<Var *> entryData;
+    for (size_t k = 0; k < R.restoreParams.size() && k < F.params.size(); ++k)
+      if (R.restoreParams[k]) {
+        size_t j = R.sameAs.size() > k && R.sameAs[k] >= 0 ? R.sameAs[k] : k;
+        entryData.insert(aliasRoot(F, F.params[j]));
+      }
+    decideRecording(F, perStmt, M.fe_, entryData);
   }
   // Forget the dry run's synthetic variables.
   while (F.vars.size() > nvars)
@@ -2155,6 +2287,8 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
   if (!runPipeline(*this, F, R, gen, sweeps))
     return false;
   ReverseGen &G = *gen;
+  for (const std::string &k : G.usedCallees)
+    emitCallee(k);
 
   // Signature.
   bool retOut = ann.outputs.empty() ? true : named(ann.outputs, "return");
@@ -2291,7 +2425,8 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
 
   // Outputs whose writes the reverse sweep undoes (it restores recorded old
   // values) get their final values back at the end, so that F_b leaves them
-  // as F would.  Needs the output's length, inferred from its loops.
+  // as F would.  Needs the output's length, inferred from its loops or
+  // those of the callees it is passed to.
   Block keepFinal;
   std::set<Var *> undone;
   walk(F.body, [&](Stmt &st, const WalkCtx &) {
@@ -2305,8 +2440,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
     if (!named(ann.outputs, p->userName) || p->type.ptrDepth != 1 ||
         !undone.count(aliasRoot(F, p)))
       continue;
-    std::string why;
-    ExprP len = inferLength(F, p, why);
+    ExprP len = G.arrayLength(p);
     if (!len) {
       diag_.warning(p->loc, "after " + R.outName + " returns, output '" +
                                 p->userName +
@@ -2435,11 +2569,72 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
   return true;
 }
 
+/// Replaces every reference to `from` by `to`.
+static ExprP renameVar(const ExprP &e, const Var *from, Var *to) {
+  if (!e)
+    return e;
+  if (e->kind == Expr::VarRef && e->var == from)
+    return mkVar(to);
+  if (e->ops.empty())
+    return e;
+  auto c = std::make_shared<Expr>(*e);
+  for (ExprP &o : c->ops)
+    o = renameVar(o, from, to);
+  return c;
+}
+
+static void renameVar(Block &b, const Var *from, Var *to) {
+  for (StmtP &s : b) {
+    s->lhs = renameVar(s->lhs, from, to);
+    s->rhs = renameVar(s->rhs, from, to);
+    s->cond = renameVar(s->cond, from, to);
+    for (ExprP &a : s->comm.args)
+      a = renameVar(a, from, to);
+    if (s->init) {
+      Block one{s->init};
+      renameVar(one, from, to);
+    }
+    if (s->step) {
+      Block one{s->step};
+      renameVar(one, from, to);
+    }
+    renameVar(s->body, from, to);
+    renameVar(s->elseBody, from, to);
+  }
+}
+
+void Module::emitCallee(const std::string &key) {
+  auto it = callees_.find(key);
+  if (it == callees_.end() || it->second.emitted)
+    return;
+  it->second.emitted = true;
+  std::vector<std::string> uses = it->second.uses;
+  for (const std::string &u : uses)
+    emitCallee(u);
+  pendingHelpers_ += callees_[key].text;
+}
+
 const Module::CalleeNames *Module::callee(const std::string &name,
-                                          const std::vector<bool> &mask,
-                                          bool activeRet,
+                                          const CallPattern &pat,
                                           clang::SourceLocation loc) {
+  const std::vector<bool> &mask = pat.active;
+  bool activeRet = pat.activeReturn;
   std::string key = specializationKey(name, mask, activeRet);
+  bool restoreAny = false, sameAny = false;
+  for (bool b : pat.restore)
+    restoreAny |= b;
+  for (int j : pat.sameAs)
+    sameAny |= j >= 0;
+  if (restoreAny) {
+    key += ":restore=";
+    for (bool b : pat.restore)
+      key += b ? '1' : '0';
+  }
+  if (sameAny) {
+    key += ":same=";
+    for (int j : pat.sameAs)
+      key += std::to_string(j) + ",";
+  }
   auto it = callees_.find(key);
   if (it != callees_.end())
     return &it->second;
@@ -2455,7 +2650,16 @@ const Module::CalleeNames *Module::callee(const std::string &name,
   R.perRank = true;
   R.activeParams = mask;
   R.activeReturn = activeRet;
+  R.restoreParams = pat.restore;
+  R.sameAs = pat.sameAs;
+  // Arguments that are the same pointer: the helper reads and writes one
+  // array through the first of those parameters, so that its analyses see
+  // the aliasing.
+  for (size_t k = 0; k < pat.sameAs.size() && k < F.params.size(); ++k)
+    if (pat.sameAs[k] >= 0)
+      renameVar(F.body, F.params[k], F.params[pat.sameAs[k]]);
   CalleeNames names;
+  names.key = key;
   names.fwd = uniqueName("mpiad_fwd_" + name);
   names.rev = uniqueName("mpiad_rev_" + name);
   callees_[key] = names; // before generating: guards recursion
@@ -2466,6 +2670,14 @@ const Module::CalleeNames *Module::callee(const std::string &name,
     return nullptr;
   }
   ReverseGen &G = *gen;
+  callees_[key].uses = G.usedCallees;
+  for (size_t k = 0; k < F.params.size(); ++k) {
+    size_t j = k < pat.sameAs.size() && pat.sameAs[k] >= 0 ? pat.sameAs[k] : k;
+    Var *p = F.params[j];
+    callees_[key].paramLength.push_back(p->type.ptrDepth == 1 ? G.arrayLength(p)
+                                                              : nullptr);
+  }
+  callees_[key].params = F.params;
   {
     ReverseReads rr;
     G.classify(sweeps.second, rr);
@@ -2565,6 +2777,9 @@ const Module::CalleeNames *Module::callee(const std::string &name,
       Var tmp = *s;
       tmp.type = st;
       rparams.push_back(printDecl(tmp));
+      // The same pointer as an earlier argument: read through that one.
+      if (k < pat.sameAs.size() && pat.sameAs[k] >= 0)
+        epilogue.push_back(mkExprStmt(mkOpaque("(void)" + s->name)));
     }
   }
   if (activeRet) {
@@ -2629,7 +2844,7 @@ const Module::CalleeNames *Module::callee(const std::string &name,
   text += "\n/* mpiad: reverse sweep of " + name + " */\n";
   text += "static void " + names.rev + "(" + join(rparams) + ") {\n" + rbody +
           "}\n";
-  pendingHelpers_ += text;
+  callees_[key].text = text;
   owned_.push_back(std::move(owned));
   return &callees_[key];
 }

@@ -76,15 +76,35 @@ public:
   std::vector<std::unique_ptr<Function>> owned_;
 
   struct CalleeNames {
+    std::string key; // the specialisation (callees_'s key)
     std::string fwd, rev;
     /// Per parameter: does the reverse helper read the data it points to?
     std::vector<bool> readsData;
+    /// Per parameter: the length of the array it points to, inferred from
+    /// the helper's loops, in the terms of `params` (null if unknown).
+    std::vector<ExprP> paramLength;
+    std::vector<Var *> params;
+    std::string text;              // the C source of both helpers
+    std::vector<std::string> uses; // keys of the helpers they call
+    bool emitted = false;
   };
-  /// Names of the split helpers of `callee` for an activity pattern,
-  /// generating them on first request.
-  const CalleeNames *callee(const std::string &name,
-                            const std::vector<bool> &activeParams,
-                            bool activeReturn, clang::SourceLocation loc);
+  /// One call's specialisation: which arguments carry derivatives, which
+  /// pointed-to data the helper must restore (Request::restoreParams), and
+  /// which arguments are the same pointer (Request::sameAs).
+  struct CallPattern {
+    std::vector<bool> active;
+    bool activeReturn = false;
+    std::vector<bool> restore;
+    std::vector<int> sameAs;
+  };
+  /// Names of the split helpers of `callee` for a call pattern, generating
+  /// them on first request.  Their text reaches the output only through
+  /// emitCallee (a dry run's request may never be used).
+  const CalleeNames *callee(const std::string &name, const CallPattern &pat,
+                            clang::SourceLocation loc);
+  /// Appends the helpers of a specialisation, after those they call, to
+  /// pendingHelpers_ (once per file).
+  void emitCallee(const std::string &key);
 
   std::string uniqueName(const std::string &want);
   const std::set<std::string> &globalNames() const { return names_; }

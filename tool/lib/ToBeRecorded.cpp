@@ -161,9 +161,10 @@ private:
 
 void decideRecording(Function &f,
                      const std::map<const Stmt *, ReverseReads> &reads,
-                     const Frontend &fe) {
+                     const Frontend &fe, const std::set<Var *> &entryData) {
   walk(f.body, [](Stmt &s, const WalkCtx &) { s.tapeSet.clear(); });
   ReverseReads R;
+  R.data = entryData;
   Recorder(f, reads, fe).block(f.body, R);
 }
 

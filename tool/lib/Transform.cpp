@@ -186,6 +186,22 @@ ExprP allocationCall(const ExprP &e) {
   return nullptr;
 }
 
+ExprP bindArgs(const ExprP &e, const std::vector<Var *> &params,
+               const std::vector<ExprP> &args) {
+  if (e->kind == Expr::VarRef) {
+    for (size_t k = 0; k < params.size() && k < args.size(); ++k)
+      if (params[k] == e->var)
+        return args[k];
+    return e;
+  }
+  if (e->ops.empty())
+    return e;
+  auto c = std::make_shared<Expr>(*e);
+  for (ExprP &o : c->ops)
+    o = bindArgs(o, params, args);
+  return c;
+}
+
 StmtP swapPointers(Var *a, Var *b, Var *tmp) {
   return mkCompound({mkDecl(tmp, mkVar(a)), mkAssign(mkVar(a), "=", mkVar(b)),
                      mkAssign(mkVar(b), "=", mkVar(tmp))});

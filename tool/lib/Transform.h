@@ -35,6 +35,10 @@ std::string zeroInit(const Var &v);
 ExprP plusConst(const ExprP &e, long long k);
 /// The malloc/calloc call of an allocation `p = (T *)malloc(...)`, or null.
 ExprP allocationCall(const ExprP &e);
+/// `e`, an expression in a callee's parameters, with the call's arguments in
+/// place of the parameters.
+ExprP bindArgs(const ExprP &e, const std::vector<Var *> &params,
+               const std::vector<ExprP> &args);
 /// `memcpy(a, (T[N]){...}, sizeof(a))`: (re)initialises a fixed array that
 /// was declared with an initialiser list (its declaration moves to the top of
 /// the generated function).
