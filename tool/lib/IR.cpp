@@ -9,6 +9,10 @@ static std::shared_ptr<Expr> node(Expr::Kind k) {
   return e;
 }
 
+static unsigned currentActivityEpoch = 1;
+unsigned activityEpoch() { return currentActivityEpoch; }
+void newActivityEpoch() { ++currentActivityEpoch; }
+
 ExprP mkInt(long long v) { return mkIntText(std::to_string(v)); }
 
 ExprP mkIntText(const std::string &t) {
