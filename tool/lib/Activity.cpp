@@ -156,6 +156,7 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
           }
     }
   }
+  newActivityEpoch(); // the `active` flags change: drop cached answers
   for (auto &v : f.vars) {
     Var *r = root(v.get());
     v->varied = r->varied;

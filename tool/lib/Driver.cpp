@@ -8,7 +8,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -97,27 +99,70 @@ int fail(const std::string &msg) {
   return 1;
 }
 
-/// Writes `text` to `path` atomically: a failed run never leaves a partial
-/// or clobbered output file.
+/// A temporary file that SIGINT, SIGTERM or SIGHUP must not leave behind:
+/// LLVM's handler removes the registered files, then re-raises the signal
+/// with the default action (so the exit status still says "killed by").
+/// A signal the driver was started with ignored (nohup, a background job of
+/// a shell without job control) stays ignored.
+void removeOnSignal(const std::string &path) {
+  static bool first = true;
+  static bool ignored[3] = {false, false, false};
+  const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+  if (first)
+    for (int i = 0; i < 3; ++i) {
+      struct sigaction sa;
+      ignored[i] = sigaction(sigs[i], nullptr, &sa) == 0 &&
+                   !(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_IGN;
+    }
+  llvm::sys::RemoveFileOnSignal(path);
+  if (first)
+    for (int i = 0; i < 3; ++i)
+      if (ignored[i])
+        signal(sigs[i], SIG_IGN);
+  first = false;
+}
+
+/// Removes a temporary file (if it is still there) and forgets it.
+void removeTemp(const std::string &path) {
+  std::remove(path.c_str());
+  llvm::sys::DontRemoveFileOnSignal(path);
+}
+
+/// Renames a temporary file to its final name; false when that failed (the
+/// temporary is removed then).
+bool renameTemp(const std::string &tmp, const std::string &path) {
+  bool ok = std::rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok)
+    std::remove(tmp.c_str());
+  llvm::sys::DontRemoveFileOnSignal(tmp);
+  return ok;
+}
+
+/// Writes `text` to `path` atomically: a failed or interrupted run never
+/// leaves a partial or clobbered output file.
 bool writeAtomically(const std::string &path, const std::string &text) {
   if (path.empty() || path == "-") {
     llvm::outs() << text;
     return true;
   }
   std::string tmp = path + ".mpiad-tmp";
+  removeOnSignal(tmp);
   {
     std::ofstream out(tmp, std::ios::binary);
     out << text;
     if (!out) {
-      std::remove(tmp.c_str());
+      removeTemp(tmp);
       return false;
     }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  return renameTemp(tmp, path);
+}
+
+/// True when `a` and `b` name the same existing file (same device and
+/// inode, so `./g.c` and `g.c` are one file).
+bool sameFile(const std::string &a, const std::string &b) {
+  bool same = false;
+  return !llvm::sys::fs::equivalent(a, b, same) && same;
 }
 
 int run(const std::vector<std::string> &argv) {
@@ -302,6 +347,15 @@ int runDriver(int argc, const char **argv) {
       o.inputs.size() > 1 && !o.output.empty())
     return fail("-o with several inputs needs link mode");
 
+  // Like gcc (clang-19 overwrites): never write over an input.
+  if (!o.output.empty() && o.output != "-") {
+    std::vector<std::string> all = o.inputs;
+    all.insert(all.end(), o.objects.begin(), o.objects.end());
+    for (const std::string &in : all)
+      if (sameFile(in, o.output))
+        return fail("input file '" + in + "' is the same as output file");
+  }
+
   std::string prefix = prefixDir(argv[0]);
   if (o.mode == Options::EmitSource || o.mode == Options::EmitHeader) {
     for (const std::string &in : o.inputs) {
@@ -325,7 +379,7 @@ int runDriver(int argc, const char **argv) {
   bool usedCuda = false;
   auto cleanup = [&]() {
     for (const std::string &t : temps)
-      std::remove(t.c_str());
+      removeTemp(t);
   };
   for (const std::string &in : o.inputs) {
     EmitResult r;
@@ -335,6 +389,7 @@ int runDriver(int argc, const char **argv) {
     }
     llvm::SmallString<128> gen, obj;
     llvm::sys::fs::createTemporaryFile("mpiad", r.cuda ? "cu" : "c", gen);
+    removeOnSignal(std::string(gen));
     temps.push_back(std::string(gen));
     {
       std::ofstream f(std::string(gen), std::ios::binary);
@@ -352,6 +407,7 @@ int runDriver(int argc, const char **argv) {
     } else {
       llvm::sys::fs::createTemporaryFile("mpiad", "o", obj);
       outObj = std::string(obj);
+      removeOnSignal(outObj);
       temps.push_back(outObj);
     }
     llvm::SmallString<256> srcDir(in);
@@ -376,17 +432,18 @@ int runDriver(int argc, const char **argv) {
     cmd.push_back("-c");
     cmd.push_back(std::string(gen));
     std::string tmpObj = outObj + ".mpiad-tmp.o";
+    removeOnSignal(tmpObj);
     cmd.push_back("-o");
     cmd.push_back(tmpObj);
     int rc = run(cmd);
     if (rc != 0) {
-      std::remove(tmpObj.c_str());
+      removeTemp(tmpObj);
       cleanup();
       return fail(rc < 0 ? "cannot run '" + cmd[0] + "'"
                          : "compiling the generated code of '" + in +
                                "' failed");
     }
-    std::rename(tmpObj.c_str(), outObj.c_str());
+    renameTemp(tmpObj, outObj);
     objects.push_back(outObj);
   }
   if (o.mode == Options::Link) {
@@ -411,15 +468,16 @@ int runDriver(int argc, const char **argv) {
     cmd.insert(cmd.end(), o.linkFlags.begin(), o.linkFlags.end());
     cmd.push_back("-lm");
     std::string tmpOut = out + ".mpiad-tmp";
+    removeOnSignal(tmpOut);
     cmd.push_back("-o");
     cmd.push_back(tmpOut);
     int rc = run(cmd);
     cleanup();
     if (rc != 0) {
-      std::remove(tmpOut.c_str());
+      removeTemp(tmpOut);
       return fail("linking '" + out + "' failed");
     }
-    std::rename(tmpOut.c_str(), out.c_str());
+    renameTemp(tmpOut, out);
   } else {
     cleanup();
   }

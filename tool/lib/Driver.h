@@ -9,6 +9,8 @@
 #define MPIAD_DRIVER_H
 
 namespace mpiad {
+/// The stack the driver runs on (tool/main.cpp).
+constexpr unsigned kDriverStackBytes = 1024u << 20; // 1 GiB
 int runDriver(int argc, const char **argv);
 }
 

@@ -333,17 +333,72 @@ public:
     return e->kind == Expr::Opaque && e->text == "MPI_IN_PLACE";
   }
 
-  ExprP ruleArg(const CommRule &r, const std::vector<ExprP> &args,
-                const std::string &a) {
-    if (a.rfind("tan(", 0) == 0) {
-      const ExprP &buf = args[r.argIndex(a.substr(4, a.size() - 5))];
-      if (isInPlace(buf))
-        return buf;
-      Var *b = baseVar(buf);
-      if (!b || !b->active)
-        return mkOpaque("NULL");
+  /// Stand-in tangent buffers of variables that carry no derivative but are
+  /// passed to a communication call beside buffers that do (the result of
+  /// an MPI_Allreduce that is never read): zero for what the call reads,
+  /// scratch for what it writes.  They are declared zero-initialised.
+  std::map<Var *, Var *> zeroTangents, scratchTangents;
+
+  /// The tangents and the stand-ins: what is declared zero-initialised.
+  std::map<Var *, Var *> declaredTangents() const {
+    std::map<Var *, Var *> all = tangents;
+    for (const auto &kv : zeroTangents)
+      all[kv.second] = kv.second;
+    for (const auto &kv : scratchTangents)
+      all[kv.second] = kv.second;
+    return all;
+  }
+
+  Var *standIn(Var *v, bool write) {
+    std::map<Var *, Var *> &m = write ? scratchTangents : zeroTangents;
+    auto it = m.find(v);
+    if (it != m.end())
+      return it->second;
+    CType t = v->type;
+    if (t.base.rfind("const ", 0) == 0)
+      t.base = t.base.substr(6);
+    t.isConst = false;
+    Var *d = F.newVar(unique(v->name + (write ? "_d_unused" : "_d_zero")), t,
+                      Var::Synthetic);
+    m[v] = d;
+    return d;
+  }
+
+  /// The tangent of a buffer argument.  A buffer that carries no derivative
+  /// gets NULL when the step calls a libmpiad helper (which accepts NULL:
+  /// no derivative on this rank); an MPI call needs a real buffer on every
+  /// rank, so a variable with storage of its own (a scalar or a fixed array)
+  /// gets a stand-in, and a pointer, whose extent is unknown here, is an
+  /// error.
+  ExprP tanBuffer(const CommRule &r, const std::vector<ExprP> &args,
+                  const std::string &name, const std::string &callee,
+                  const StmtP &s) {
+    int i = r.argIndex(name);
+    const ExprP &buf = args[i];
+    if (isInPlace(buf))
+      return buf;
+    Var *b = baseVar(buf);
+    if (b && b->active)
       return td(buf);
+    if (callee.rfind("mpiad_", 0) == 0)
+      return mkOpaque("NULL");
+    if (b && (b->type.ptrDepth == 0 || !b->type.dims.empty())) {
+      Var *d = standIn(b, r.args[i].write);
+      return rebase(buf, [&](Var *) { return d; });
     }
+    error(buf->loc.isValid() ? buf->loc : s->loc,
+          "buffer '" + printExpr(buf) + "' of " + s->comm.name +
+              " carries no derivative, but the call's other buffers do, "
+              "and its size is unknown here; use a local array, or make "
+              "it carry a derivative");
+    return mkOpaque("NULL");
+  }
+
+  ExprP ruleArg(const CommRule &r, const std::vector<ExprP> &args,
+                const std::string &a, const std::string &callee,
+                const StmtP &s) {
+    if (a.rfind("tan(", 0) == 0)
+      return tanBuffer(r, args, a.substr(4, a.size() - 5), callee, s);
     int i = r.argIndex(a);
     return i >= 0 ? args[i] : mkOpaque(a);
   }
@@ -396,7 +451,7 @@ public:
       for (const CommAction &a : st.actions) {
         std::vector<ExprP> cargs;
         for (const std::string &x : a.args)
-          cargs.push_back(ruleArg(r, args, x));
+          cargs.push_back(ruleArg(r, args, x, a.op, s));
         out.push_back(mkExprStmt(mkCall(a.op, cargs, Scalar::Int)));
         any = true;
       }
@@ -554,8 +609,8 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
       return false;
     kernels = cl.kernels();
   }
-  std::string text =
-      functionBody(F, body, epilogue, G.tangents, skip, retType != "void");
+  std::string text = functionBody(F, body, epilogue, G.declaredTangents(),
+                                  skip, retType != "void");
   finishFunction(out, kernels + head.str(), (cuda ? "extern \"C\" " : "") + sig,
                  text, std::move(owned));
   if (cuda)
@@ -613,8 +668,8 @@ const std::string *Module::tangentCallee(const std::string &name,
   append(all, epilogue);
   std::set<Var *> used;
   referenced(all, used);
-  std::string text =
-      functionBody(F, body, epilogue, G.tangents, skip, F.retVar != nullptr);
+  std::string text = functionBody(F, body, epilogue, G.declaredTangents(),
+                                  skip, F.retVar != nullptr);
   std::string ps;
   for (size_t i = 0; i < params.size(); ++i)
     ps += (i ? ", " : "") + params[i];

@@ -115,6 +115,7 @@ public:
         LO(fe.ctx_.getLangOpts()) {}
 
   bool run();
+  bool checkExprDepth(const clang::Stmt *body);
 
 private:
   Frontend &fe;
@@ -132,6 +133,7 @@ private:
   const CallExpr *directCall = nullptr; // `y = f(...)` / `f(...);`
   // Loops that a `#pragma mpiad checkpoint` precedes.
   std::map<const clang::ForStmt *, const PragmaRecord *> checkpointed;
+  std::map<const clang::Expr *, SourceLocation> begins; // see beginLoc
   // Loops that `#pragma mpiad parallel` or `#pragma omp parallel for`
   // precedes.
   std::set<const clang::ForStmt *> parallelLoops;
@@ -155,6 +157,33 @@ private:
                                               SM.getSpellingLoc(r.getEnd())),
                SM, LO)
         .str();
+  }
+
+  /// e->getBeginLoc(), remembered: Clang finds the beginning of `a + b` by
+  /// walking down the left operands, and asking at every level of a sum of
+  /// n terms would cost n^2.
+  SourceLocation beginLoc(const clang::Expr *e) {
+    std::vector<const clang::Expr *> path;
+    SourceLocation loc;
+    for (;;) {
+      auto it = begins.find(e);
+      if (it != begins.end()) {
+        loc = it->second;
+        break;
+      }
+      path.push_back(e);
+      if (const auto *bo = dyn_cast<BinaryOperator>(e))
+        e = bo->getLHS();
+      else if (const auto *ice = dyn_cast<ImplicitCastExpr>(e))
+        e = ice->getSubExpr();
+      else {
+        loc = e->getBeginLoc();
+        break;
+      }
+    }
+    for (const clang::Expr *p : path)
+      begins[p] = loc;
+    return loc;
   }
 
   Var *varFor(const VarDecl *vd, SourceLocation use);
@@ -214,7 +243,7 @@ ExprP Lowering::hoistToTemp(ExprP value, QualType t, SourceLocation loc) {
 ExprP Lowering::lower(const clang::Expr *e) {
   // A whole object-like macro whose body is parenthesised
   // (MPI_STATUS_IGNORE is `((MPI_Status *) 0)`) prints as its name.
-  if (e->getBeginLoc().isMacroID() && isa<ParenExpr>(e) &&
+  if (isa<ParenExpr>(e) && e->getBeginLoc().isMacroID() &&
       Lexer::isAtStartOfMacroExpansion(e->getBeginLoc(), SM, LO) &&
       Lexer::isAtEndOfMacroExpansion(e->getEndLoc(), SM, LO)) {
     std::string t = text(e->getSourceRange());
@@ -239,8 +268,8 @@ ExprP Lowering::lower(const clang::Expr *e) {
   };
 
   // A whole object-like macro (M_PI, N, MPI_COMM_WORLD) prints as its name.
-  if (e->getBeginLoc().isMacroID() && !isa<CallExpr>(e) &&
-      Lexer::isAtStartOfMacroExpansion(e->getBeginLoc(), SM, LO) &&
+  if (!isa<CallExpr>(e) && beginLoc(e).isMacroID() &&
+      Lexer::isAtStartOfMacroExpansion(beginLoc(e), SM, LO) &&
       Lexer::isAtEndOfMacroExpansion(e->getEndLoc(), SM, LO)) {
     std::string t = text(e->getSourceRange());
     if (isIdentifier(t) && !SM.isMacroArgExpansion(e->getBeginLoc()))
@@ -874,6 +903,54 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
                  "' in a differentiated function");
 }
 
+/// The nesting depth of the expression tree under `root`, counted without
+/// recursion.
+static unsigned exprDepth(const clang::Expr *root) {
+  unsigned most = 0;
+  std::vector<std::pair<const clang::Stmt *, unsigned>> work{{root, 1}};
+  while (!work.empty()) {
+    auto [s, d] = work.back();
+    work.pop_back();
+    most = std::max(most, d);
+    for (const clang::Stmt *c : s->children())
+      if (c)
+        work.push_back({c, d + 1});
+  }
+  return most;
+}
+
+/// Rejects an expression nested deeper than kMaxExprDepth, before any
+/// recursive walk over it (the AST is walked with an explicit stack).
+bool Lowering::checkExprDepth(const clang::Stmt *body) {
+  struct Item {
+    const clang::Stmt *s;
+    unsigned depth;           // expression nodes from the full expression
+    const clang::Expr *full;  // the outermost expression, or null
+  };
+  std::vector<Item> work{{body, 0, nullptr}};
+  while (!work.empty()) {
+    Item it = work.back();
+    work.pop_back();
+    unsigned depth = 0;
+    const clang::Expr *full = nullptr;
+    if (const auto *e = dyn_cast<clang::Expr>(it.s)) {
+      depth = it.depth + 1;
+      full = it.full ? it.full : e;
+    }
+    if (depth > kMaxExprDepth) {
+      error(full->getBeginLoc(),
+            "expression nested too deeply (" +
+                std::to_string(exprDepth(full)) +
+                " levels); split it into several statements");
+      return false;
+    }
+    for (const clang::Stmt *c : it.s->children())
+      if (c)
+        work.push_back({c, depth, full});
+  }
+  return true;
+}
+
 bool Lowering::run() {
   F.name = fd->getNameAsString();
   // A const-qualified return type (`const double f(...)`) qualifies nothing
@@ -898,6 +975,8 @@ bool Lowering::run() {
   }
   if (const auto *cs = dyn_cast<CompoundStmt>(fd->getBody()))
     findCheckpointedLoops(cs);
+  if (!checkExprDepth(fd->getBody()))
+    return false;
   lowerInto(fd->getBody(), F.body);
   // `#pragma mpiad inactive(v)` inside this function's body.
   SourceRange body = fd->getBody()->getSourceRange();

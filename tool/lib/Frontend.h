@@ -17,6 +17,12 @@
 
 namespace mpiad {
 
+/// The deepest expression (nested Clang AST expression nodes) the frontend
+/// lowers; deeper ones are a located error.  The stages after it recurse once
+/// per level, on the driver's 1 GiB stack (tool/main.cpp): a sum of 200,000
+/// terms still works, so this leaves a wide margin.
+constexpr unsigned kMaxExprDepth = 100000;
+
 /// Reports errors and warnings through Clang's DiagnosticsEngine, so they
 /// carry file:line:col and follow -W / -fcolor settings.
 class Diag {

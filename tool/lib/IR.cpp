@@ -14,6 +14,10 @@ long long nextVarOrder() {
   return next++;
 }
 
+static unsigned currentActivityEpoch = 1;
+unsigned activityEpoch() { return currentActivityEpoch; }
+void newActivityEpoch() { ++currentActivityEpoch; }
+
 ExprP mkInt(long long v) { return mkIntText(std::to_string(v)); }
 
 ExprP mkIntText(const std::string &t) {

@@ -125,7 +125,28 @@ struct Expr {
   bool isFloating() const {
     return ptrDepth == 0 && (type == Scalar::Float || type == Scalar::Double);
   }
+
+  /// carriesDerivative's answer for this tree, valid while `epoch` is the
+  /// current activityEpoch() (activity does not change in between).  Reverse
+  /// and forward mode ask it at every level of a tree: without the cache a
+  /// sum of n terms costs n^2.  A copy starts empty (its fields may change).
+  struct ActivityCache {
+    unsigned epoch = 0;
+    bool value = false;
+    ActivityCache() = default;
+    ActivityCache(const ActivityCache &) {}
+    ActivityCache &operator=(const ActivityCache &) {
+      epoch = 0;
+      return *this;
+    }
+  };
+  mutable ActivityCache activity;
 };
+
+/// Bumped whenever variables' `active` flags may change (analyzeActivity):
+/// invalidates every Expr::activity cache.
+unsigned activityEpoch();
+void newActivityEpoch();
 
 ExprP mkInt(long long v);
 ExprP mkIntText(const std::string &t);

@@ -5,9 +5,17 @@
 // sweep.  A write S to v breaks that only for reads made by the reverse of
 // statements that execute before S (the reverse sweep reaches them after
 // undoing S), so S pushes v's old value (popped at S's reverse) exactly when
-// such a read exists.  Loops are walked twice, so that a read in one
-// iteration protects the value against a write in the next.  Loop counters
-// of canonical loops are recomputed by the reversed loop, never recorded.
+// such a read exists.  A read in one iteration of a loop protects the value
+// against a write in the next: the state at the head of a loop is the state
+// before it plus everything its body adds.  Loop counters of canonical loops
+// are recomputed by the reversed loop, never recorded.
+//
+// The state is a pair of sets, and each statement maps it to
+// (R \ kill) ∪ gen (reads add, whole-value writes remove).  The fixpoint at a
+// loop's head is therefore R ∪ gen(body), reached after one pass; the gen of
+// each loop is computed once, bottom-up, and the recording walk visits each
+// statement once.  (Walking each body to a fixpoint inside each pass over
+// its parent took 2^depth walks.)
 //
 // Pointer values and the data they point to are tracked apart: the reverse
 // of a stencil reads only the shadow pointers, so swapping buffers records
@@ -66,6 +74,125 @@ private:
   const std::map<const Stmt *, ReverseReads> &reads;
   const Frontend &fe;
 
+  /// What a statement does to the state: R -> (R \ kill) ∪ gen.
+  struct Summary {
+    ReverseReads gen, kill;
+  };
+  /// gen of each loop's body and step: the head of the loop is R ∪ gen.
+  std::map<const Stmt *, ReverseReads> loopGens;
+
+  /// Whether an effect ends the live range of its target (see leaf), and in
+  /// which set.
+  bool pointerWrite(const Effect &e) const {
+    Var *t = e.target;
+    return e.pointerCopy || (!e.elementWrite && t->type.ptrDepth > 0);
+  }
+  bool killsData(const Stmt &s, const Effect &e) {
+    Var *t = e.target;
+    return !e.elementWrite && t->type.dims.empty() && t->type.ptrDepth == 0 &&
+           !readsItself(s, t);
+  }
+
+  static void insert(std::set<Var *> &into, const std::set<Var *> &from) {
+    into.insert(from.begin(), from.end());
+  }
+  static void remove(std::set<Var *> &from, const std::set<Var *> &what) {
+    for (Var *v : what)
+      from.erase(v);
+  }
+
+  /// a, then b.
+  static void then(Summary &a, const Summary &b) {
+    remove(a.gen.ptr, b.kill.ptr);
+    remove(a.gen.data, b.kill.data);
+    insert(a.gen.ptr, b.gen.ptr);
+    insert(a.gen.data, b.gen.data);
+    insert(a.kill.ptr, b.kill.ptr);
+    insert(a.kill.data, b.kill.data);
+  }
+
+  Summary leafSummary(Stmt &s) {
+    Summary S;
+    auto it = reads.find(&s);
+    if (it != reads.end())
+      S.gen = it->second;
+    for (const Effect &e : effectsOf(s, fe)) {
+      if (!e.target)
+        continue;
+      if (pointerWrite(e))
+        S.kill.ptr.insert(e.target);
+      else if (killsData(s, e))
+        S.kill.data.insert(e.target);
+    }
+    remove(S.gen.ptr, S.kill.ptr);
+    remove(S.gen.data, S.kill.data);
+    return S;
+  }
+
+  Summary blockSummary(const Block &b) {
+    Summary S;
+    for (const StmtP &s : b)
+      then(S, stmtSummary(*s));
+    return S;
+  }
+
+  Summary stmtSummary(Stmt &s) {
+    switch (s.kind) {
+    case Stmt::Assign:
+    case Stmt::ExprStmt:
+    case Stmt::Comm:
+      return leafSummary(s);
+    case Stmt::If: {
+      // (R \ ka ∪ ga) ∪ (R \ kb ∪ gb) = R \ (ka ∩ kb) ∪ ga ∪ gb
+      Summary a = blockSummary(s.body), b = blockSummary(s.elseBody), S;
+      S.gen = a.gen;
+      insert(S.gen.ptr, b.gen.ptr);
+      insert(S.gen.data, b.gen.data);
+      for (Var *v : a.kill.ptr)
+        if (b.kill.ptr.count(v))
+          S.kill.ptr.insert(v);
+      for (Var *v : a.kill.data)
+        if (b.kill.data.count(v))
+          S.kill.data.insert(v);
+      return S;
+    }
+    case Stmt::For:
+    case Stmt::While:
+    case Stmt::DoWhile: {
+      Summary S;
+      if (s.kind == Stmt::For && s.init && s.init->kind == Stmt::Assign)
+        S = leafSummary(*s.init);
+      Summary loop;
+      loop.gen = loopGen(s);
+      then(S, loop);
+      if (s.checkpoint) {
+        auto it = reads.find(&s);
+        if (it != reads.end()) {
+          Summary c;
+          c.gen = it->second;
+          then(S, c);
+        }
+      }
+      return S;
+    }
+    case Stmt::Compound:
+      return blockSummary(s.body);
+    default:
+      return Summary();
+    }
+  }
+
+  /// The gen of a loop's body (and non-canonical step), computed once.
+  const ReverseReads &loopGen(Stmt &s) {
+    auto it = loopGens.find(&s);
+    if (it != loopGens.end())
+      return it->second;
+    Summary body = blockSummary(s.body);
+    if (s.step && s.loopStep == 0)
+      then(body, leafSummary(*s.step));
+    return loopGens[&s] = body.gen;
+  }
+
   void leaf(Stmt &s, ReverseReads &R) {
     auto it = reads.find(&s);
     if (it != reads.end()) {
@@ -76,18 +203,16 @@ private:
       Var *t = e.target;
       if (!t)
         continue;
-      bool pointerWrite = e.pointerCopy ||
-                          (!e.elementWrite && t->type.ptrDepth > 0);
-      bool needed = pointerWrite ? R.ptr.count(t) > 0
-                                 : R.data.count(aliasRoot(f, t)) > 0;
+      bool ptrWrite = pointerWrite(e);
+      bool needed = ptrWrite ? R.ptr.count(t) > 0
+                             : R.data.count(aliasRoot(f, t)) > 0;
       if (needed)
         s.tapeSet.insert(t);
       // A whole-value write ends the live range: earlier reads are now
       // served by this statement's record (or needed none).
-      if (pointerWrite)
+      if (ptrWrite)
         R.ptr.erase(t);
-      else if (!e.elementWrite && t->type.dims.empty() &&
-               t->type.ptrDepth == 0 && !readsItself(s, t))
+      else if (killsData(s, e))
         R.data.erase(t);
     }
   }
@@ -122,23 +247,16 @@ private:
     case Stmt::DoWhile:
       if (s.kind == Stmt::For && s.init && s.init->kind == Stmt::Assign)
         leaf(*s.init, R);
-      // To a fixpoint: the head of the loop sees both the state before the
-      // loop and the reads of the previous iteration.
+      // The head of the loop sees both the state before the loop and the
+      // reads of the previous iteration: the fixpoint R ∪ gen(body).  One
+      // walk from there decides the records of the body (the state only
+      // grows towards the fixpoint, so earlier passes would add nothing).
       {
-        ReverseReads entry = R, head = R;
-        for (int pass = 0; pass < 64; ++pass) {
-          ReverseReads r = head;
-          block(s.body, r);
-          if (s.step && s.loopStep == 0)
-            leaf(*s.step, r);
-          ReverseReads next = entry;
-          join(next, r);
-          bool same = next.ptr == head.ptr && next.data == head.data;
-          head = next;
-          if (same)
-            break;
-        }
-        R = head;
+        join(R, loopGen(s));
+        ReverseReads r = R;
+        block(s.body, r);
+        if (s.step && s.loopStep == 0)
+          leaf(*s.step, r);
       }
       // A checkpointed loop's reverse re-runs steps: it reads what the
       // body reads, at the loop.

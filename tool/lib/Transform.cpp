@@ -124,7 +124,18 @@ ExprP plusConst(const ExprP &e, long long k) {
   return mkBinary(k > 0 ? "+" : "-", e, mkInt(k > 0 ? k : -k));
 }
 
+static bool carriesDerivativeUncached(const ExprP &e);
+
 bool carriesDerivative(const ExprP &e) {
+  Expr::ActivityCache &c = e->activity;
+  if (c.epoch != activityEpoch()) {
+    c.value = carriesDerivativeUncached(e);
+    c.epoch = activityEpoch();
+  }
+  return c.value;
+}
+
+static bool carriesDerivativeUncached(const ExprP &e) {
   switch (e->kind) {
   case Expr::VarRef:
     return e->var->active && e->isFloating();

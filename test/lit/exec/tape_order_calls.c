@@ -111,7 +111,7 @@ static double prod_adapter_b(const double *x, double *x_b, int n, double seed) {
 
 /* The same with x varying per rank: J = prod over ranks of x_r^2, dJ/dx_r =
  * 2 J / x_r.  (x is not listed in replicated(...).) */
-#pragma mpiad differentiate wrt(x)
+#pragma mpiad differentiate wrt(x) varying(x)
 double prod_in_place_varying(const double *x, MPI_Comm comm) {
   double v = x[0];
   v = v * v;
