@@ -154,6 +154,26 @@ private:
     }
   }
 
+  /// A loop's entry state and head state (the fixpoint) after a walk.
+  struct LoopWalk {
+    State entry, head;
+  };
+  std::map<const Stmt *, LoopWalk> headState;
+  /// Is every definition of `small` also in `big`?  A variable absent from a
+  /// state holds its value on entry, implicitly.
+  static bool includes(const State &big, const State &small) {
+    for (const auto &kv : small) {
+      if (kv.second.empty())
+        continue;
+      auto it = big.find(kv.first);
+      if (it == big.end() ||
+          !std::includes(it->second.begin(), it->second.end(),
+                         kv.second.begin(), kv.second.end()))
+        return false;
+    }
+    return true;
+  }
+
   static void join(State &into, const State &from) {
     for (auto &kv : from)
       into[kv.first].insert(kv.second.begin(), kv.second.end());
@@ -196,6 +216,18 @@ private:
     case Stmt::DoWhile: {
       if (s.init)
         leaf(*s.init, st, control);
+      // The head state is the least fixpoint above the entry state (the
+      // transfer functions are monotone).  A later walk of the same loop (in
+      // a later pass over an enclosing loop) whose entry includes the earlier
+      // entry has a fixpoint that includes the earlier one: start from their
+      // join, which is below it, and the iteration usually ends after one
+      // pass.  Uses are unions over all passes, so they come out the same;
+      // nested loops are then walked a number of times about linear in their
+      // depth, not exponential.
+      State entryState = st;
+      auto done = headState.find(&s);
+      if (done != headState.end() && includes(st, done->second.entry))
+        join(st, done->second.head);
       control.push_back(&s);
       // Iterate to a fixpoint: a later iteration sees earlier definitions.
       for (int iter = 0; iter < 64; ++iter) {
@@ -210,6 +242,7 @@ private:
       }
       condUses(s, st);
       control.pop_back();
+      headState[&s] = {entryState, st};
       return;
     }
     case Stmt::Compound:
