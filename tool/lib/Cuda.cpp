@@ -598,14 +598,55 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last, bool parallel) {
       if (s.lhs && s.lhs->kind == Expr::Index)
         own(s.lhs->ops[1]);
     });
+    // Arrays that an iteration accumulates into at an element other than
+    // its own (a stencil's adjoint adds into its neighbours): there another
+    // thread may add to this iteration's element at the same time, so its
+    // own accumulation must be atomic too, or one of the two is lost.
+    std::set<Var *> crossBases;
+    visitStmts(body, [&](const Stmt &s) {
+      if (s.kind == Stmt::Assign && s.lhs && s.lhs->kind == Expr::Index &&
+          (s.op == "+=" || s.op == "-=")) {
+        const ExprP &idx = s.lhs->ops[1];
+        if (!(idx->kind == Expr::VarRef && idx->var == iv))
+          if (Var *v = baseVar(s.lhs->ops[0]))
+            crossBases.insert(v);
+      }
+    });
+    // Such an array may then be neither assigned nor read in the loop: the
+    // value would depend on the order in which threads run.
+    Var *racy = nullptr;
+    visitStmts(body, [&](const Stmt &s) {
+      if (s.kind == Stmt::Assign && s.lhs && s.lhs->kind == Expr::Index &&
+          s.op != "+=" && s.op != "-=")
+        if (Var *v = baseVar(s.lhs->ops[0]))
+          if (crossBases.count(v))
+            racy = racy ? racy : v;
+    });
+    for (Var *v : readBases)
+      if (crossBases.count(v))
+        racy = racy ? racy : v;
+    if (racy) {
+      diag_.error(at(loc),
+                  "on the CUDA target the iterations of this parallel loop "
+                  "add into elements of '" +
+                      racy->name +
+                      "' that other iterations own, and the loop also reads "
+                      "or assigns '" +
+                      racy->name +
+                      "': the result would depend on the order in which "
+                      "threads run; split the loop in two, or drop "
+                      "'#pragma mpiad parallel'");
+      return false;
+    }
     std::function<void(Block &)> rewrite = [&](Block &blk) {
       for (StmtP &s : blk) {
         if (s->kind == Stmt::Assign && s->lhs->kind == Expr::Index &&
             (s->op == "+=" || s->op == "-=")) {
           const ExprP &idx = s->lhs->ops[1];
           Var *base = baseVar(s->lhs->ops[0]);
-          if (idx->kind == Expr::VarRef && idx->var == iv)
-            continue; // this iteration's own element
+          if (idx->kind == Expr::VarRef && idx->var == iv &&
+              !crossBases.count(base))
+            continue; // this iteration's own element, nobody else's
           std::set<Var *> iv2;
           collectVars(idx, iv2);
           bool invariant = true;
