@@ -440,6 +440,16 @@ std::shared_ptr<ReplicationResult> Replication::run(Diag &) {
     int w = find(entry[p]);
     p->replicated = !varying[w];
     p->partial = partial[w];
+    // A replicated input whose web varies later (reassigned under
+    // rank-varying control: `b = b - 1` in a loop that a varying value may
+    // leave early) is still equal on all ranks on entry.  Each rank's
+    // adjoint is then its own share of dJ/db, and the gradient is their
+    // sum over ranks: the partial form.
+    if (varying[w] && listed(p) && !outputOnly(p) && !req.perRank &&
+        req.topLevel && p->active) {
+      p->replicated = true;
+      p->partial = true;
+    }
   }
   if (f.retVar && exitRet >= 0) {
     int w = find(exitRet);

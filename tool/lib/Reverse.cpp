@@ -1825,6 +1825,38 @@ public:
     }
     if (recorded)
       return false;
+    // Nor does the code after L push anything else (the branch taken, an
+    // early return's flag): its adjoint, run first, would pop what the
+    // forward half has not pushed yet.
+    std::function<bool(const ExprP &)> tapeExpr = [&](const ExprP &e) {
+      if (!e)
+        return false;
+      if (e->kind == Expr::Call && (e->text.rfind("mpiad_push", 0) == 0 ||
+                                    e->text.rfind("mpiad_pop", 0) == 0))
+        return true;
+      for (const ExprP &o : e->ops)
+        if (tapeExpr(o))
+          return true;
+      return false;
+    };
+    std::function<bool(const Block &)> tapeBlock = [&](const Block &b) {
+      for (const StmtP &st : b) {
+        if (tapeExpr(st->lhs) || tapeExpr(st->rhs) || tapeExpr(st->cond))
+          return true;
+        for (const ExprP &a : st->comm.args)
+          if (tapeExpr(a))
+            return true;
+        for (const StmtP &p : {st->init, st->step})
+          if (p && tapeBlock(Block{p}))
+            return true;
+        if (tapeBlock(st->body) || tapeBlock(st->elseBody))
+          return true;
+      }
+      return false;
+    };
+    for (size_t k = L + 1; k < F.body.size(); ++k)
+      if (tapeBlock(topLevel[k].first) || tapeBlock(topLevel[k].second))
+        return false;
     // The adjoint of the code after L reads no forward values.
     Block revTail;
     for (size_t k = F.body.size(); k-- > (size_t)L + 1;)

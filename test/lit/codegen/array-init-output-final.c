@@ -21,7 +21,7 @@
 // CHECK-NEXT: free(u_final);
 // CHECK-NEXT: {{^}}}
 
-#pragma mpiad differentiate wrt(u) output(u)
+#pragma mpiad differentiate wrt(u) output(u) varying(u)
 void smooth(double *u, int n) {
   double w[3] = {u[0], 0.5};
   for (int i = 1; i < n - 1; i++)

@@ -80,7 +80,7 @@ double swap(const double *x, int n, int lo, int hi) {
 // CHECK: mpiad_ckpt_end(mpiad_ck);
 // CHECK: x_b[i] += p_b[i];
 
-#pragma mpiad differentiate wrt(u) output(u)
+#pragma mpiad differentiate wrt(u) output(u) varying(u)
 void down(double *u, int n, int steps) {
 #pragma mpiad checkpoint(snapshots=5)
   for (int t = steps; t > 0; t--)

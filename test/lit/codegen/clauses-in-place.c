@@ -40,7 +40,7 @@
 // CHECK-NEXT:   y_b[i] = 0;
 // CHECK-NEXT: }
 
-#pragma mpiad differentiate reverse wrt(u, c) output(u) name(step_adj) semantics(global) varying(c)
+#pragma mpiad differentiate reverse wrt(u, c) output(u) name(step_adj) semantics(global) varying(c, u)
 void step(double *u, double c, int n) {
   for (int i = 0; i < n; i++)
     u[i] = c * u[i] * u[i];

@@ -90,14 +90,14 @@ double swap_ck(const double *x, int n, int nsteps) {
 }
 
 /* C: a parameter updated in place, the loop counting down. */
-#pragma mpiad differentiate wrt(u) output(u)
+#pragma mpiad differentiate wrt(u) output(u) varying(u)
 void relax_all(double *u, int n, int nsteps) {
   for (int t = nsteps - 1; t >= 0; t--)
     for (int i = 1; i < n - 1; i++)
       u[i] = u[i] + 0.2 * sin(u[i - 1]) * u[i + 1] + 0.01 * t;
 }
 
-#pragma mpiad differentiate wrt(u) output(u)
+#pragma mpiad differentiate wrt(u) output(u) varying(u)
 void relax_ck(double *u, int n, int nsteps) {
 #pragma mpiad checkpoint(snapshots=2)
   for (int t = nsteps - 1; t >= 0; t--)

@@ -10,7 +10,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-#pragma mpiad differentiate wrt(u) output(u)
+#pragma mpiad differentiate wrt(u) output(u) varying(u)
 void smooth(double *u, int n) {
   for (int i = 1; i < n - 1; i++)
     u[i] = u[i] * u[i] + 0.1 * u[i + 1];

@@ -38,7 +38,7 @@ void step(double *u, double dt, int n) {
 }
 
 /* linear in place */
-#pragma mpiad differentiate wrt(u) output(u)
+#pragma mpiad differentiate wrt(u) output(u) varying(u)
 void lin_inplace(double *u, int n) {
   for (int i = 1; i < n; i++)
     u[i] = u[i] + 0.5 * u[i - 1];
