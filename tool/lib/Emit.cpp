@@ -1,11 +1,14 @@
 //===- Emit.cpp - Parse, attach pragmas, generate, splice -----------------===//
 #include "Emit.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "Frontend.h"
 #include "Pragma.h"
 #include "Reverse.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Lex/Preprocessor.h"
@@ -17,6 +20,65 @@ using namespace clang;
 namespace mpiad {
 
 namespace {
+
+/// Is `gen` free for the function generated for `pr`?  Not main, nor a name
+/// the C library, MPI or mpiad's runtime owns, nor one defined in the
+/// translation unit or declared in a system header, nor one generated twice.
+/// A prototype of the generated function, in the file or in the user's own
+/// header, is fine: the C compiler checks it against the definition.
+bool checkGeneratedName(ASTContext &ctx, SourceManager &SM,
+                        const std::string &gen, const PragmaRecord &pr,
+                        const std::map<std::string, SourceLocation> &seen,
+                        Diag &diag) {
+  auto refuse = [&](const std::string &why) {
+    diag.error(pr.startLoc, "cannot name the generated function '" + gen +
+                                "': " + why +
+                                "; choose another name with name(...)");
+    return false;
+  };
+  if (gen == "main")
+    return refuse("'main' is the program's entry point");
+  for (const char *prefix : {"MPI_", "PMPI_", "mpiad_", "nccl", "cuda", "__"})
+    if (gen.rfind(prefix, 0) == 0)
+      return refuse(std::string("names beginning with '") + prefix +
+                    "' belong to MPI, NCCL, CUDA, mpiad or the compiler");
+  if (seen.count(gen))
+    return refuse("another '#pragma mpiad differentiate' in this file "
+                  "generates a function of that name");
+  IdentifierInfo &id = ctx.Idents.get(gen);
+  if (id.getBuiltinID())
+    return refuse("it is a function of the C library or a compiler builtin");
+  for (NamedDecl *nd : ctx.getTranslationUnitDecl()->lookup(&id)) {
+    auto *fd = dyn_cast<FunctionDecl>(nd);
+    if (!fd)
+      return refuse("it is already declared here as something other than a "
+                    "function");
+    for (FunctionDecl *r : fd->redecls()) {
+      if (r->isImplicit())
+        continue; // called before the generated definition: fine
+      if (r->doesThisDeclarationHaveABody())
+        return refuse(
+            "a function of that name is already defined in this file");
+      if (SM.isInSystemHeader(SM.getExpansionLoc(r->getLocation())))
+        return refuse("a function of that name is declared in a system "
+                      "header");
+    }
+  }
+  return true;
+}
+
+/// The functions declared implicitly (called without a declaration), each
+/// with its first use, in the order of first use.
+struct ImplicitCalls : RecursiveASTVisitor<ImplicitCalls> {
+  std::vector<std::pair<const FunctionDecl *, SourceLocation>> first;
+  std::set<const FunctionDecl *> seen;
+  bool VisitDeclRefExpr(DeclRefExpr *e) {
+    auto *fd = dyn_cast<FunctionDecl>(e->getDecl());
+    if (fd && fd->isImplicit() && fd->getIdentifier() && seen.insert(fd).second)
+      first.push_back({fd, e->getBeginLoc()});
+    return true;
+  }
+};
 
 class Consumer : public ASTConsumer {
 public:
@@ -47,6 +109,58 @@ public:
       }
       if (SM.isInMainFile(SM.getExpansionLoc(d->getBeginLoc())))
         decls.push_back(d);
+    }
+    // The function each differentiate pragma marks, and the name of what is
+    // generated for it.
+    auto markedBy = [&](const PragmaRecord &pr) -> FunctionDecl * {
+      for (Decl *d : decls)
+        if (SM.isBeforeInTranslationUnit(pr.loc, d->getBeginLoc())) {
+          auto *fd = dyn_cast<FunctionDecl>(d);
+          return fd && fd->doesThisDeclarationHaveABody() ? fd : nullptr;
+        }
+      return nullptr;
+    };
+    std::map<std::string, SourceLocation> generatedNames;
+    for (const PragmaRecord &pr : pragmas) {
+      if (pr.kind != PragmaRecord::Differentiate || !SM.isInMainFile(pr.loc))
+        continue;
+      FunctionDecl *fd = markedBy(pr);
+      if (!fd)
+        continue;
+      std::string gen = !pr.ann.name.empty() ? pr.ann.name
+                        : fd->getNameAsString() + (pr.ann.reverse ? "_b" : "_d");
+      if (!checkGeneratedName(ctx, SM, gen, pr, generatedNames, diag))
+        continue;
+      generatedNames[gen] = pr.startLoc;
+    }
+    // C99 has no implicit declarations.  The parse accepts them only so that
+    // code after a marked function may call what is generated for it (the
+    // generated definition comes right after the marked function); any other
+    // call to an undeclared function is the error the C compiler would give.
+    ImplicitCalls calls;
+    for (Decl *d : decls)
+      calls.TraverseDecl(d);
+    for (const auto &[fd, use] : calls.first) {
+      if (!SM.isInMainFile(SM.getExpansionLoc(use)))
+        continue;
+      std::string n = fd->getNameAsString();
+      if (n.rfind("__", 0) == 0 || generatedNames.count(n))
+        continue;
+      if (fd->getBuiltinID())
+        diag.error(use,
+                   "call to undeclared library function '" + n +
+                       "'; ISO C99 and later do not support implicit function "
+                       "declarations: include its header (for example "
+                       "<math.h>) or declare it");
+      else
+        diag.error(use,
+                   "call to undeclared function '" + n +
+                       "'; ISO C99 and later do not support implicit function "
+                       "declarations: declare it before its use");
+    }
+    if (diag.hasErrors()) {
+      ok = false;
+      return;
     }
     Rewriter rw(SM, ctx.getLangOpts());
     Module module(fe, rules, diag, names, defined);

@@ -239,6 +239,10 @@ struct Annotation {
   std::vector<std::pair<std::string, clang::SourceLocation>> wrt, outputs,
       replicated, varying;
   std::map<std::string, std::string> replicatedLen; // explicit w[LEN]
+  /// The names LEN reads, with their locations (each must be a parameter).
+  std::map<std::string,
+           std::vector<std::pair<std::string, clang::SourceLocation>>>
+      replicatedLenNames;
   std::string name;
   bool perRank = false;
 };

@@ -42,8 +42,61 @@ public:
   }
 
   /// ( name [ '[' tokens ']' ] , ... )
+  /// A length `w[LEN]`: an integer expression of names, integer constants,
+  /// + - * / % << >> and parentheses, up to the closing ']'.  Its text goes
+  /// into a generated allocation, so nothing else is accepted.
+  bool lengthExpr(std::string &len,
+                  std::vector<std::pair<std::string, SourceLocation>> &names) {
+    SourceLocation start = tok.getLocation();
+    int depth = 0;
+    bool operand = true; // an operand is expected next
+    while (!atEnd() && !(tok.is(tok::r_square) && depth == 0)) {
+      SourceLocation at = tok.getLocation();
+      if (operand && tok.is(tok::identifier)) {
+        names.push_back({spell(), at});
+        operand = false;
+      } else if (operand && tok.is(tok::numeric_constant)) {
+        std::string c = spell();
+        if (c.find_first_of(".eEpP") != std::string::npos &&
+            c.rfind("0x", 0) != 0 && c.rfind("0X", 0) != 0)
+          return error(at, "the length of a replicated array is an integer; "
+                           "'" + c + "' is not");
+        operand = false;
+      } else if (operand && (tok.is(tok::plus) || tok.is(tok::minus))) {
+        // unary sign
+      } else if (operand && tok.is(tok::l_paren)) {
+        ++depth;
+      } else if (!operand && tok.is(tok::r_paren) && depth > 0) {
+        --depth;
+      } else if (!operand &&
+                 (tok.isOneOf(tok::plus, tok::minus, tok::star, tok::slash,
+                              tok::percent) ||
+                  tok.isOneOf(tok::lessless, tok::greatergreater))) {
+        operand = true;
+      } else {
+        return error(at, "expected an integer expression over the function's "
+                         "parameters as the length in replicated(NAME[...]), "
+                         "found '" + spell() + "'");
+      }
+      if (!len.empty() && tok.hasLeadingSpace())
+        len += " ";
+      len += spell();
+      next();
+    }
+    if (len.empty())
+      return error(tok.getLocation(), "expected a length expression");
+    if (operand || depth != 0)
+      return error(atEnd() ? start : tok.getLocation(),
+                   "incomplete length expression '" + len +
+                       "' in replicated(NAME[...])");
+    return true;
+  }
+
   bool nameList(std::vector<std::pair<std::string, SourceLocation>> &out,
-                std::map<std::string, std::string> *lens, bool allowReturn) {
+                std::map<std::string, std::string> *lens, bool allowReturn,
+                std::map<std::string,
+                         std::vector<std::pair<std::string, SourceLocation>>>
+                    *lenNames = nullptr) {
     if (!expect(tok::l_paren, "'('"))
       return false;
     if (tok.is(tok::r_paren))
@@ -60,22 +113,14 @@ public:
       if (lens && tok.is(tok::l_square)) {
         next();
         std::string len;
-        int depth = 0;
-        while (!atEnd() && !(tok.is(tok::r_square) && depth == 0)) {
-          if (tok.is(tok::l_square))
-            ++depth;
-          if (tok.is(tok::r_square))
-            --depth;
-          if (!len.empty() && tok.hasLeadingSpace())
-            len += " ";
-          len += spell();
-          next();
-        }
-        if (len.empty())
-          return error(tok.getLocation(), "expected a length expression");
+        std::vector<std::pair<std::string, SourceLocation>> names;
+        if (!lengthExpr(len, names))
+          return false;
         if (!expect(tok::r_square, "']'"))
           return false;
         (*lens)[name] = len;
+        if (lenNames)
+          (*lenNames)[name] = names;
       }
       if (tok.is(tok::comma)) {
         next();
@@ -177,7 +222,8 @@ void MpiadPragmaHandler::HandlePragma(Preprocessor &PP,
         if (!p.nameList(rec.ann.outputs, nullptr, true))
           return;
       } else if (clause == "replicated") {
-        if (!p.nameList(rec.ann.replicated, &rec.ann.replicatedLen, false))
+        if (!p.nameList(rec.ann.replicated, &rec.ann.replicatedLen, false,
+                        &rec.ann.replicatedLenNames))
           return;
       } else if (clause == "varying") {
         if (!p.nameList(rec.ann.varying, nullptr, false))

@@ -2102,6 +2102,24 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
                                 F.name + "'");
       ok = false;
     }
+    auto names = ann.replicatedLenNames.find(r.first);
+    if (names == ann.replicatedLenNames.end())
+      continue;
+    // The length is evaluated on entry, from the parameters alone.
+    for (const auto &n : names->second) {
+      Var *q = param(n.first);
+      if (!q) {
+        diag_.error(n.second, "'" + n.first + "' in the length of replicated(" +
+                                  r.first + "[...]) is not a parameter of '" +
+                                  F.name + "'");
+        ok = false;
+      } else if (q->type.ptrDepth != 0 || q->type.elem != Scalar::Int) {
+        diag_.error(n.second, "'" + n.first + "' in the length of replicated(" +
+                                  r.first +
+                                  "[...]) must be an integer parameter");
+        ok = false;
+      }
+    }
   }
   for (const auto &v : ann.varying) {
     if (!param(v.first)) {
