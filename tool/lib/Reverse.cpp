@@ -2134,6 +2134,63 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       ok = false;
     }
   }
+  // Floating data read through a pointer kept in a struct field is a
+  // constant to the analyses (fields carry no derivative).  When the field
+  // may point into a differentiated array, the gradient would miss every
+  // path through it, silently: refuse, unless no differentiated pointer of
+  // that element type exists.
+  std::string activeArray;
+  for (Var *p : F.params)
+    if (p->type.ptrDepth >= 1 && p->type.isFloatingElem() &&
+        (named(ann.wrt, p->userName) || named(ann.outputs, p->userName)))
+      activeArray = activeArray.empty() ? p->userName : activeArray;
+  if (!activeArray.empty()) {
+    std::set<std::string> reported;
+    std::function<void(const ExprP &, clang::SourceLocation)> scan =
+        [&](const ExprP &e, clang::SourceLocation at) {
+          if (!e)
+            return;
+          if (e->kind == Expr::Index && !e->ops.empty()) {
+            const ExprP &b = e->ops[0];
+            if (b->kind == Expr::Opaque && !b->ops.empty() &&
+                (b->text.rfind("->", 0) == 0 || b->text.rfind(".", 0) == 0) &&
+                b->ptrDepth >= 1 &&
+                (b->type == Scalar::Float || b->type == Scalar::Double)) {
+              std::string field = printExpr(b);
+              if (reported.insert(field).second) {
+                diag_.error(e->loc.isValid() ? e->loc : at,
+                            "floating-point data read through the pointer "
+                            "field '" + field +
+                                "' counts as a constant, which is wrong if it "
+                                "points into '" + activeArray +
+                                "' or another differentiated array; pass the "
+                                "array as a parameter and read it there, or, "
+                                "if it is constant data, read it through a "
+                                "local pointer (const double *m = " +
+                                field + ";)");
+                ok = false;
+              }
+            }
+          }
+          for (const ExprP &o : e->ops)
+            scan(o, at);
+        };
+    std::function<void(const Block &)> scanBlock = [&](const Block &b) {
+      for (const StmtP &st : b) {
+        scan(st->lhs, st->loc);
+        scan(st->rhs, st->loc);
+        scan(st->cond, st->loc);
+        for (const ExprP &a : st->comm.args)
+          scan(a, st->loc);
+        for (const StmtP &q : {st->init, st->step})
+          if (q)
+            scanBlock(Block{q});
+        scanBlock(st->body);
+        scanBlock(st->elseBody);
+      }
+    };
+    scanBlock(F.body);
+  }
   if (ann.outputs.empty() && !F.ret.isFloatingScalar()) {
     diag_.error(ann.loc, "'" + F.name +
                              "' returns no float or double; name its outputs "

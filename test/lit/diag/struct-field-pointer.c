@@ -1,0 +1,49 @@
+// Floating data read through a pointer kept in a struct field is a constant
+// to mpiad.  With `a->r == r` (the caller set it so), E's gradient came out
+// 0 without a word.  When the function differentiates an array of floating
+// data, such a read is a located error (issue 21).  Scalar fields, and
+// pointer fields in a function that differentiates no array, are fine; so is
+// reading the field through a local pointer, the user's statement that the
+// data is constant.
+//
+// RUN: rm -f %t.out
+// RUN: not %mpiad-emit %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not error:
+// RUN: not test -e %t.out
+// RUN: %mpiad-cc -DFINE -c %s -o %t.o
+
+struct atoms {
+  double *r;
+  double *mass;
+  double dt;
+  int n;
+};
+
+#ifndef FINE
+#pragma mpiad differentiate wrt(r) varying(r, a)
+double E(const struct atoms *a, const double *r) {
+  double e = 0.0;
+  for (int i = 0; i < a->n; i++)
+    // CHECK: struct-field-pointer.c:[[@LINE+1]]:10: error: floating-point data read through the pointer field 'a->r' counts as a constant, which is wrong if it points into 'r' or another differentiated array; pass the array as a parameter and read it there, or, if it is constant data, read it through a local pointer (const double *m = a->r;)
+    e += a->r[i] * a->r[i] + r[i];
+  return e;
+}
+#endif
+
+/* Fine: scalar field; pointer field read through a local pointer. */
+#pragma mpiad differentiate wrt(r) varying(r, a)
+double K(const struct atoms *a, const double *r) {
+  const double *m = a->mass;
+  double e = 0.0;
+  for (int i = 0; i < a->n; i++)
+    e += 0.5 * m[i] * r[i] * r[i] * a->dt;
+  return e;
+}
+
+/* Fine: no differentiated array (a scalar input only). */
+#pragma mpiad differentiate wrt(s) varying(s, a)
+double S(const struct atoms *a, double s) {
+  double e = 0.0;
+  for (int i = 0; i < a->n; i++)
+    e += s * a->mass[i];
+  return e;
+}
