@@ -1,7 +1,8 @@
 // Forward mode (F_d) through MPI collectives: Allreduce SUM / PROD / MAX / MIN
 // (also with MPI_IN_PLACE, PROD with zero factors, MAX/MIN ties), Reduce (SUM,
 // PROD, MAX to a root that is not 0), Bcast, Allgather, Allgatherv, Gather,
-// Scatter, Reduce_scatter_block, Alltoall, Scan and Exscan.  Every function
+// Scatter, Reduce_scatter_block, Alltoall, Gatherv, Scatterv, Reduce_scatter,
+// Alltoallv (counts and displacements that differ, with gaps), Scan and Exscan.  Every function
 // carries a forward and a reverse pragma; each case checks (Inputs/fwd_check.h)
 //   - F_d writes exactly the primal outputs,
 //   - its tangent against central differences of the primal along per-rank
@@ -351,6 +352,111 @@ void alltoall(const double *x, double *y, MPI_Comm comm) {
   }
 }
 
+/* ---------------- Gatherv, Scatterv, Reduce_scatter, Alltoallv ----------
+ * (issue 21, part 5: their tangents never ran; a forward Alltoallv that
+ * received with sdispls gave 14 where central differences give 10).  Rank q
+ * sends q + 1 values (at most N) in the v-forms, with displacements that
+ * leave gaps, so that a swapped count or displacement moves data. */
+
+static void vlayout(int P, int *cnt, int *dsp) {
+  for (int q = 0; q < P; q++) {
+    cnt[q] = q % N + 1;
+    dsp[q] = q == 0 ? 1 : dsp[q - 1] + cnt[q - 1] + 1;
+  }
+}
+
+#pragma mpiad differentiate forward wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
+void gatherv(const double *x, double *y, MPI_Comm comm) {
+  int r, P;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &P);
+  int cnt[PMAX], dsp[PMAX];
+  vlayout(P, cnt, dsp);
+  double a[N], g[PMAX * (N + 1) + 1];
+  for (int k = 0; k < PMAX * (N + 1) + 1; k++)
+    g[k] = 0.0;
+  for (int i = 0; i < N; i++)
+    a[i] = x[i] * x[(i + 1) % N] + x[i];
+  MPI_Gatherv(a, cnt[r], MPI_DOUBLE, g, cnt, dsp, MPI_DOUBLE, P - 1, comm);
+  for (int i = 0; i < N; i++) {
+    double t = 0.0;
+    for (int q = 0; q < P; q++)
+      for (int j = 0; j < cnt[q]; j++)
+        t += g[dsp[q] + j] * g[dsp[q] + j] * (q + j + 1) * (i + 1);
+    y[i] = t + x[i] * x[i];
+  }
+}
+
+#pragma mpiad differentiate forward wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
+void scatterv(const double *x, double *y, MPI_Comm comm) {
+  int r, P;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &P);
+  int cnt[PMAX], dsp[PMAX];
+  vlayout(P, cnt, dsp);
+  double sb[PMAX * (N + 1) + 1], rb[N];
+  for (int k = 0; k < PMAX * (N + 1) + 1; k++)
+    sb[k] = x[k % N] * (k + 1) + x[(k + 2) % N] * x[k % N];
+  for (int i = 0; i < N; i++)
+    rb[i] = 0.0;
+  MPI_Scatterv(sb, cnt, dsp, MPI_DOUBLE, rb, cnt[r], MPI_DOUBLE, P / 2, comm);
+  for (int i = 0; i < N; i++)
+    y[i] = rb[i] * rb[i] + x[i] * rb[i] + x[i];
+}
+
+#pragma mpiad differentiate forward wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
+void red_scatter_v(const double *x, double *y, MPI_Comm comm) {
+  int r, P;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &P);
+  int cnt[PMAX], tot = 0;
+  for (int q = 0; q < P; q++) {
+    cnt[q] = q % N + 1;
+    tot += cnt[q];
+  }
+  double sb[PMAX * N], rb[N];
+  for (int k = 0; k < tot; k++)
+    sb[k] = x[k % N] * x[(k + 1) % N] + 0.1 * (k + r) * x[(k + 2) % N];
+  for (int i = 0; i < N; i++)
+    rb[i] = 0.0;
+  MPI_Reduce_scatter(sb, rb, cnt, MPI_DOUBLE, MPI_SUM, comm);
+  for (int i = 0; i < N; i++)
+    y[i] = rb[i] * x[i] + rb[i] * rb[i];
+}
+
+#pragma mpiad differentiate forward wrt(x) output(y)
+#pragma mpiad differentiate reverse wrt(x) output(y) varying(x)
+void alltoallv(const double *x, double *y, MPI_Comm comm) {
+  int r, P;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &P);
+  /* rank r sends (q + r) % N + 1 values to rank q, packed from sdsp[q];
+   * receives them at rdsp[q], laid out with one-element gaps */
+  int scnt[PMAX], sdsp[PMAX], rcnt[PMAX], rdsp[PMAX];
+  for (int q = 0; q < P; q++) {
+    scnt[q] = (q + r) % N + 1;
+    rcnt[q] = (r + q) % N + 1;
+    sdsp[q] = q == 0 ? 0 : sdsp[q - 1] + scnt[q - 1];
+    rdsp[q] = q == 0 ? 2 : rdsp[q - 1] + rcnt[q - 1] + 1;
+  }
+  double sb[PMAX * N], rb[PMAX * (N + 1) + 2];
+  for (int k = 0; k < PMAX * N; k++)
+    sb[k] = x[k % N] * (k + 2) + x[(k + 1) % N] * x[k % N];
+  for (int k = 0; k < PMAX * (N + 1) + 2; k++)
+    rb[k] = 0.0;
+  MPI_Alltoallv(sb, scnt, sdsp, MPI_DOUBLE, rb, rcnt, rdsp, MPI_DOUBLE, comm);
+  for (int i = 0; i < N; i++) {
+    double t = 0.0;
+    for (int q = 0; q < P; q++)
+      for (int j = 0; j < rcnt[q]; j++)
+        t += rb[rdsp[q] + j] * rb[rdsp[q] + j] * (q + 1) * (j + i + 1);
+    y[i] = t * x[i];
+  }
+}
+
 /* ---------------- Scan / Exscan ---------------- */
 
 #pragma mpiad differentiate forward wrt(x) output(y)
@@ -440,6 +546,10 @@ ADAPT_V(gather, N)
 ADAPT_V(scatter, N)
 ADAPT_V(red_scatter, N)
 ADAPT_V(alltoall, N)
+ADAPT_V(gatherv, N)
+ADAPT_V(scatterv, N)
+ADAPT_V(red_scatter_v, N)
+ADAPT_V(alltoallv, N)
 ADAPT_V(scan, N)
 ADAPT_V(exscan, N)
 
@@ -591,6 +701,10 @@ int main(int argc, char **argv) {
   CASE_V(scatter)
   CASE_V(red_scatter)
   CASE_V(alltoall)
+  CASE_V(gatherv)
+  CASE_V(scatterv)
+  CASE_V(red_scatter_v)
+  CASE_V(alltoallv)
   CASE_V(scan)
   CASE_V(exscan)
   int rc = hx_finish();
