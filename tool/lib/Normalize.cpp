@@ -478,6 +478,14 @@ private:
     std::string cmp = s.cond->text;
     if (cmp != "<" && cmp != "<=" && cmp != ">" && cmp != ">=")
       return false;
+    // Bounds of integer type only: the reversed loop starts from them
+    // (`for (j = hi - 1; ...)`) and lengths are inferred from them, which a
+    // floating bound (j < 2.5) or a pointer (j < NULL) would get wrong.
+    auto integral = [](const ExprP &e) {
+      return e && e->ptrDepth == 0 && e->type == Scalar::Int;
+    };
+    if (!integral(lo) || !integral(s.cond->ops[1]))
+      return false;
     const Stmt &st = *s.step;
     if (st.kind != Stmt::Assign || st.lhs->kind != Expr::VarRef ||
         st.lhs->var != i || !isOneLiteral(st.rhs) ||
