@@ -1675,7 +1675,10 @@ public:
       Var *b = baseVar(args[i]);
       if (!b || !s->tapeSet.count(b))
         continue;
-      if (a.role == CommArg::IntOut && !a.count.empty()) {
+      // Integer outputs and statuses: element by element (push() saves a
+      // status's raw bytes).
+      bool value = a.role == CommArg::IntOut || a.role == CommArg::Status;
+      if (value && !a.count.empty()) {
         ExprP n = arg(a.count);
         fwd.push_back(elementwise(n, [&](const ExprP &k) {
           return push(element(args[i], k));
@@ -1688,7 +1691,7 @@ public:
             }));
         continue;
       }
-      if (a.role == CommArg::IntOut) {
+      if (value) {
         fwd.push_back(push(element(args[i], mkInt(0))));
         restore.insert(restore.begin(), pop(element(args[i], mkInt(0))));
         continue;

@@ -464,6 +464,23 @@ bool RuleSet::loadFile(const std::string &path) {
         a->write = true;
         a->count = words[1];
       }
+    } else if (kw == "status") {
+      // `status ARG [COUNT]`: ARG points to one MPI_Status (COUNT of them)
+      // that the call fills.  The program may read it after the call, so it
+      // is a written value like an intout (recorded when the reverse sweep
+      // needs its old contents).
+      if (words.empty() || words.size() > 2) {
+        report(path, lineNo, restCol, "expected 'status NAME [COUNT]'");
+        ok = false;
+        continue;
+      }
+      CommArg *a = needArg(words[0]);
+      if (a && (words.size() == 1 || isdigit((unsigned char)words[1][0]) ||
+                needArg(words[1]))) {
+        a->role = CommArg::Status;
+        a->write = true;
+        a->count = words.size() == 2 ? words[1] : "";
+      }
     } else if (kw == "count" || kw == "datatype" || kw == "communicator" ||
                kw == "intout") {
       if (words.size() != 1) {

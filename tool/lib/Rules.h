@@ -27,10 +27,14 @@ struct MathRule {
 /// One argument of a communication call.
 struct CommArg {
   std::string name;
-  enum Role { Buffer, Count, Datatype, Op, Comm, IntOut, Other } role = Other;
+  // Status: an MPI_Status (or an array of them) the call fills.  Like an
+  // IntOut it is a value the call writes, recorded when the reverse sweep
+  // reads it (a status read in the loop that receives into it).
+  enum Role { Buffer, Count, Datatype, Op, Comm, IntOut, Status, Other } role =
+      Other;
   bool read = false, write = false;
   std::string count, datatype; // for buffers: names of the describing args;
-                               // for an intout array: its length
+                               // for an intout or status array: its length
 };
 
 /// One step of an adjoint: a builtin (`allreduce(recvbuf)`,
