@@ -1696,7 +1696,15 @@ public:
         restore.insert(restore.begin(), pop(element(args[i], mkInt(0))));
         continue;
       }
+      // As many elements as the call writes: the rule's extent where it
+      // differs from the count (recvcount * size for MPI_Allgather).
       ExprP count = arg(a.count);
+      if (a.extent) {
+        std::map<std::string, ExprP> sub;
+        for (size_t j = 0; j < r.args.size(); ++j)
+          sub[r.args[j].name] = args[j];
+        count = substitute(a.extent, sub);
+      }
       if (count->ptrDepth > 0) {
         error(args[i]->loc, "cannot record buffer '" + b->userName +
                                 "' overwritten by " + s->comm.name +

@@ -35,6 +35,11 @@ struct CommArg {
   bool read = false, write = false;
   std::string count, datatype; // for buffers: names of the describing args;
                                // for an intout or status array: its length
+  /// `extent BUF EXPR`: how many elements the call writes into a buffer,
+  /// an expression in the rule's arguments (null: the buffer's COUNT).  The
+  /// forward sweep records that many when the reverse sweep needs the old
+  /// contents: MPI_Allgather writes recvcount * size elements, not recvcount.
+  ExprP extent;
 };
 
 /// One step of an adjoint: a builtin (`allreduce(recvbuf)`,
