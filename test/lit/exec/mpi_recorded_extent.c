@@ -5,7 +5,8 @@
 // 2 ranks, with no message), the extent of counts and displacements for
 // Allgatherv, Alltoallv and Gatherv (refused before), the root's whole buffer
 // for MPI_Gather (nothing elsewhere), this rank's count for
-// MPI_Reduce_scatter (refused before), and the same with MPI_IN_PLACE.  Each
+// MPI_Reduce_scatter (refused before), and the same with MPI_IN_PLACE
+// (Allgather, Alltoall, Gather).  Each
 // buffer is malloc'd with exactly the size the call writes, so that a longer
 // record reads past it (caught by the sanitizer run).  Central differences of
 // J = sum over ranks of y_b * y, both semantics for the in-place Allgather of
@@ -125,6 +126,25 @@ void a2a(const double *x, double *y, MPI_Comm comm) {
   free(v);
 }
 
+/* MPI_Alltoall in place: the buffer is sent and received. */
+#pragma mpiad differentiate wrt(x) output(y) semantics(per_rank)
+void a2a_inplace(const double *x, double *y, MPI_Comm comm) {
+  int r, p;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &p);
+  double *v = malloc(N * p * sizeof(double));
+  for (int k = 0; k < N * p; k++)
+    v[k] = x[k % N] * (k + 1);
+  double s = 0.0;
+  for (int it = 0; it < 2; it++) {
+    MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DOUBLE, v, N, MPI_DOUBLE, comm);
+    for (int k = 0; k < N * p; k++)
+      s += v[k] * v[k] * (k + 1 + r);
+  }
+  y[0] = s;
+  free(v);
+}
+
 /* MPI_Alltoallv: one value to each rank, received at rdispls[q] = 2 q (gaps
  * between them): the buffer holds 2 p - 1 values. */
 #pragma mpiad differentiate wrt(x) output(y) semantics(per_rank)
@@ -199,6 +219,36 @@ void gat(const double *x, double *y, MPI_Comm comm) {
   free(v);
 }
 
+/* MPI_Gather to rank 0 with MPI_IN_PLACE at the root, whose own block is
+ * already in place. */
+#pragma mpiad differentiate wrt(x) output(y) semantics(per_rank)
+void gat_inplace(const double *x, double *y, MPI_Comm comm) {
+  int r, p;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &p);
+  int len = r == 0 ? N * p : 1;
+  double *v = malloc(len * sizeof(double));
+  double b[N];
+  for (int k = 0; k < len; k++)
+    v[k] = 1.0;
+  double s = 0.0;
+  for (int it = 0; it < 2; it++) {
+    for (int i = 0; i < N; i++)
+      b[i] = x[i] * (it + 1) + x[i] * x[i];
+    if (r == 0) {
+      for (int i = 0; i < N; i++)
+        v[i] = b[i] * v[i];
+      MPI_Gather(MPI_IN_PLACE, N, MPI_DOUBLE, v, N, MPI_DOUBLE, 0, comm);
+    } else {
+      MPI_Gather(b, N, MPI_DOUBLE, v, N, MPI_DOUBLE, 0, comm);
+    }
+    for (int k = 0; k < len; k++)
+      s += v[k] * v[k] * (k + 1);
+  }
+  y[0] = s + x[2] * r;
+  free(v);
+}
+
 /* MPI_Gatherv to rank 0 with the Allgatherv layout. */
 #pragma mpiad differentiate wrt(x) output(y) semantics(per_rank)
 void gatv(const double *x, double *y, int *counts, int *displs, MPI_Comm comm) {
@@ -259,6 +309,10 @@ void a2av_b(const double *x, double *x_b, double *y, double *y_b, int *ones,
             int *sdispls, int *rdispls, MPI_Comm comm);
 void agv_b(const double *x, double *x_b, double *y, double *y_b, int *counts,
            int *displs, MPI_Comm comm);
+void a2a_inplace_b(const double *x, double *x_b, double *y, double *y_b,
+                   MPI_Comm comm);
+void gat_inplace_b(const double *x, double *x_b, double *y, double *y_b,
+                   MPI_Comm comm);
 void gat_b(const double *x, double *x_b, double *y, double *y_b,
            MPI_Comm comm);
 void gatv_b(const double *x, double *x_b, double *y, double *y_b,
@@ -285,6 +339,8 @@ ADAPT(ag_inplace_pr)
 ADAPT(ag_sep)
 ADAPT(a2a)
 ADAPT(gat)
+ADAPT(a2a_inplace)
+ADAPT(gat_inplace)
 
 static void P_a2av(const double *x, const double *th, double *y) {
   (void)th;
@@ -352,6 +408,8 @@ int main(int argc, char **argv) {
       {"Alltoallv", P_a2av, B_a2av, N, 0, 1, 0, 0},
       {"Allgatherv", P_agv, B_agv, N, 0, 1, 0, 0},
       {"Gather", P_gat, B_gat, N, 0, 1, 0, 0},
+      {"Alltoall in place", P_a2a_inplace, B_a2a_inplace, N, 0, 1, 0, 0},
+      {"Gather in place", P_gat_inplace, B_gat_inplace, N, 0, 1, 0, 0},
       {"Gatherv", P_gatv, B_gatv, N, 0, 1, 0, 0},
       {"Reduce_scatter", P_rsc, B_rsc, N, 0, 1, 0, 0},
   };
