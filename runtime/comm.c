@@ -28,6 +28,35 @@ double mpiad_root_factor(MPI_Comm comm) {
   return rank == 0 ? 1.0 : 0.0;
 }
 
+int mpiad_comm_size(MPI_Comm comm) {
+  int size = 0;
+  if (MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+    return 0;
+  return size;
+}
+
+int mpiad_comm_rank(MPI_Comm comm) {
+  int rank = -1;
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+    return -1;
+  return rank;
+}
+
+int mpiad_counts_extent(const int *counts, const int *displs, MPI_Comm comm) {
+  int size = mpiad_comm_size(comm), end = 0;
+  /* The blocks may come in any order and leave gaps: the call writes up to
+   * the end of the last one. */
+  for (int q = 0; q < size; q++)
+    if (counts[q] > 0 && displs[q] + counts[q] > end)
+      end = displs[q] + counts[q];
+  return end;
+}
+
+int mpiad_count_of_rank(const int *counts, MPI_Comm comm) {
+  int rank = mpiad_comm_rank(comm);
+  return rank >= 0 ? counts[rank] : 0;
+}
+
 /* One segment of an open batch. */
 typedef struct {
   const void *partial;

@@ -389,6 +389,20 @@ long mpiad_ckpt_min_advances(long nsteps, int snapshots);
  *  ranks is that value. */
 double mpiad_root_factor(MPI_Comm comm);
 
+/** Sizes that the `extent` clauses of rules/mpi.rules compute: how many
+ *  elements a collective writes into its receive buffer on this rank, which
+ *  is what the forward sweep records when the reverse sweep needs the old
+ *  contents.  mpiad_comm_size and mpiad_comm_rank are MPI_Comm_size and
+ *  MPI_Comm_rank as expressions.  mpiad_counts_extent is the largest
+ *  displs[q] + counts[q] over the ranks q of comm (0 when all counts are 0):
+ *  the part of the receive buffer of MPI_Allgatherv, MPI_Gatherv or
+ *  MPI_Alltoallv that the call writes.  mpiad_count_of_rank is
+ *  counts[this rank] (MPI_Reduce_scatter). */
+int mpiad_comm_size(MPI_Comm comm);
+int mpiad_comm_rank(MPI_Comm comm);
+int mpiad_counts_extent(const int *counts, const int *displs, MPI_Comm comm);
+int mpiad_count_of_rank(const int *counts, MPI_Comm comm);
+
 /** A batch fuses several "sum partial adjoints over ranks" into one
  *  MPI_Allreduce.  Usage:
  *

@@ -175,11 +175,13 @@ std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe) {
       Effect e;
       e.target = t;
       e.comm = comm;
-      e.elementWrite = a.role == CommArg::Buffer &&
-                       (t->type.ptrDepth > 0 || !t->type.dims.empty());
+      // Through a pointer or into an array the call writes elements (a
+      // buffer, a status array, MPI_Waitsome's indices), never the pointer.
+      e.elementWrite = t->type.ptrDepth > 0 || !t->type.dims.empty();
       // `MPI_Bcast(buf, ...)` on a bare array: the call defines the buffer
       // (taken to be the whole array) anew.
-      e.wholeWrite = e.elementWrite && s.comm.args[i]->kind == Expr::VarRef;
+      e.wholeWrite = a.role == CommArg::Buffer && e.elementWrite &&
+                     s.comm.args[i]->kind == Expr::VarRef;
       e.reads = allReads;
       if (a.role == CommArg::Buffer) {
         e.data = sendData;
@@ -188,6 +190,8 @@ std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe) {
       auto it = r->resultReplication.find(a.name);
       if (it != r->resultReplication.end())
         e.commResult = it->second == "replicated" ? "replicated" : "varying";
+      else if (a.role == CommArg::Status)
+        e.commResult = "varying"; // what this rank received, and from whom
       out.push_back(e);
     }
     break;

@@ -1675,7 +1675,10 @@ public:
       Var *b = baseVar(args[i]);
       if (!b || !s->tapeSet.count(b))
         continue;
-      if (a.role == CommArg::IntOut && !a.count.empty()) {
+      // Integer outputs and statuses: element by element (push() saves a
+      // status's raw bytes).
+      bool value = a.role == CommArg::IntOut || a.role == CommArg::Status;
+      if (value && !a.count.empty()) {
         ExprP n = arg(a.count);
         fwd.push_back(elementwise(n, [&](const ExprP &k) {
           return push(element(args[i], k));
@@ -1688,12 +1691,20 @@ public:
             }));
         continue;
       }
-      if (a.role == CommArg::IntOut) {
+      if (value) {
         fwd.push_back(push(element(args[i], mkInt(0))));
         restore.insert(restore.begin(), pop(element(args[i], mkInt(0))));
         continue;
       }
+      // As many elements as the call writes: the rule's extent where it
+      // differs from the count (recvcount * size for MPI_Allgather).
       ExprP count = arg(a.count);
+      if (a.extent) {
+        std::map<std::string, ExprP> sub;
+        for (size_t j = 0; j < r.args.size(); ++j)
+          sub[r.args[j].name] = args[j];
+        count = substitute(a.extent, sub);
+      }
       if (count->ptrDepth > 0) {
         error(args[i]->loc, "cannot record buffer '" + b->userName +
                                 "' overwritten by " + s->comm.name +

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <dirent.h>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -463,6 +464,69 @@ bool RuleSet::loadFile(const std::string &path) {
         a->role = CommArg::IntOut;
         a->write = true;
         a->count = words[1];
+      }
+    } else if (kw == "extent") {
+      // `extent BUF EXPR`: the elements the call writes into BUF, as a C
+      // expression in the rule's arguments, `MPI_` constants and calls.
+      if (words.size() < 2) {
+        report(path, lineNo, restCol, "expected 'extent BUFFER EXPR'");
+        ok = false;
+        continue;
+      }
+      CommArg *a = needArg(words[0]);
+      if (!a)
+        continue;
+      if (a->role != CommArg::Buffer || !a->write) {
+        report(path, lineNo, restCol,
+               "'" + words[0] + "' is not a buffer the call writes (give its "
+               "'buffer' clause first)");
+        ok = false;
+        continue;
+      }
+      size_t at = rest.find(words[0]) + words[0].size();
+      std::string err;
+      size_t col = 0;
+      ExprP e = parseExpr(rest.substr(at), err, col);
+      if (!e) {
+        report(path, lineNo, restCol + at + col, err);
+        ok = false;
+        continue;
+      }
+      // Every name must be an argument of the rule or an MPI_ constant:
+      // anything else would be pasted into the generated code unresolved.
+      std::string unknown;
+      std::function<void(const ExprP &)> check = [&](const ExprP &x) {
+        if (x->kind == Expr::Opaque && x->ops.empty() &&
+            open->argIndex(x->text) < 0 && x->text.rfind("MPI_", 0) != 0 &&
+            unknown.empty())
+          unknown = x->text;
+        for (const ExprP &o : x->ops)
+          check(o);
+      };
+      check(e);
+      if (!unknown.empty()) {
+        report(path, lineNo, line.find(unknown, indent + kw.size()),
+               "'" + unknown + "' is not a parameter of " + open->name);
+        ok = false;
+        continue;
+      }
+      a->extent = e;
+    } else if (kw == "status") {
+      // `status ARG [COUNT]`: ARG points to one MPI_Status (COUNT of them)
+      // that the call fills.  The program may read it after the call, so it
+      // is a written value like an intout (recorded when the reverse sweep
+      // needs its old contents).
+      if (words.empty() || words.size() > 2) {
+        report(path, lineNo, restCol, "expected 'status NAME [COUNT]'");
+        ok = false;
+        continue;
+      }
+      CommArg *a = needArg(words[0]);
+      if (a && (words.size() == 1 || isdigit((unsigned char)words[1][0]) ||
+                needArg(words[1]))) {
+        a->role = CommArg::Status;
+        a->write = true;
+        a->count = words.size() == 2 ? words[1] : "";
       }
     } else if (kw == "count" || kw == "datatype" || kw == "communicator" ||
                kw == "intout") {

@@ -27,10 +27,19 @@ struct MathRule {
 /// One argument of a communication call.
 struct CommArg {
   std::string name;
-  enum Role { Buffer, Count, Datatype, Op, Comm, IntOut, Other } role = Other;
+  // Status: an MPI_Status (or an array of them) the call fills.  Like an
+  // IntOut it is a value the call writes, recorded when the reverse sweep
+  // reads it (a status read in the loop that receives into it).
+  enum Role { Buffer, Count, Datatype, Op, Comm, IntOut, Status, Other } role =
+      Other;
   bool read = false, write = false;
   std::string count, datatype; // for buffers: names of the describing args;
-                               // for an intout array: its length
+                               // for an intout or status array: its length
+  /// `extent BUF EXPR`: how many elements the call writes into a buffer,
+  /// an expression in the rule's arguments (null: the buffer's COUNT).  The
+  /// forward sweep records that many when the reverse sweep needs the old
+  /// contents: MPI_Allgather writes recvcount * size elements, not recvcount.
+  ExprP extent;
 };
 
 /// One step of an adjoint: a builtin (`allreduce(recvbuf)`,
