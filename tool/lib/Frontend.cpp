@@ -126,6 +126,12 @@ private:
   std::map<const VarDecl *, Var *> vars;
   std::map<const VarDecl *, Var *> globals;
   Block *pre = nullptr; // statements hoisted before the current statement
+  // Increments hoisted after the current statement (`a[k++] = e`): set only
+  // for statements that run their expressions once, in full (expression
+  // statements, assignments, declarations, returns).
+  Block *post = nullptr;
+  int guarded = 0; // inside an operand of &&, || or ?: (may not run)
+  const clang::Stmt *fullExpr = nullptr; // what an increment is sequenced in
   int tempCount = 0;
   int loopDepth = 0;
   bool inCondition = false;
@@ -189,6 +195,7 @@ private:
   Var *varFor(const VarDecl *vd, SourceLocation use);
   ExprP lower(const clang::Expr *e);
   ExprP lowerCall(const CallExpr *ce);
+  ExprP lowerIncrement(const clang::UnaryOperator *uo);
   ExprP hoistToTemp(ExprP value, QualType t, SourceLocation loc);
   void lowerStmt(const clang::Stmt *s, Block &out);
   void lowerInto(const clang::Stmt *s, Block &out);
@@ -353,9 +360,15 @@ ExprP Lowering::lower(const clang::Expr *e) {
       return a ? typed(mkAddrOf(a)) : nullptr;
     }
     default:
+      if (ExprP v = lowerIncrement(uo))
+        return v;
+      if (failed)
+        return nullptr;
       error(loc, "'" + UnaryOperator::getOpcodeStr(uo->getOpcode()).str() +
-                     "' inside an expression is not supported in a "
-                     "differentiated function; write it as a separate "
+                     "' inside an expression is not supported here in a "
+                     "differentiated function (a loop header, a condition, "
+                     "an operand of &&, || or ?:, or on a value that is not "
+                     "an integer variable); write it as a separate "
                      "statement");
       return nullptr;
     }
@@ -371,14 +384,20 @@ ExprP Lowering::lower(const clang::Expr *e) {
                  "function");
       return nullptr;
     }
-    ExprP a = lower(bo->getLHS()), b = lower(bo->getRHS());
+    bool shortCircuit = bo->getOpcode() == BO_LAnd || bo->getOpcode() == BO_LOr;
+    ExprP a = lower(bo->getLHS());
+    guarded += shortCircuit;
+    ExprP b = lower(bo->getRHS());
+    guarded -= shortCircuit;
     if (!a || !b)
       return nullptr;
     return typed(mkBinary(bo->getOpcodeStr().str(), a, b));
   }
   if (const auto *co = dyn_cast<ConditionalOperator>(e)) {
-    ExprP c = lower(co->getCond()), a = lower(co->getTrueExpr()),
-          b = lower(co->getFalseExpr());
+    ExprP c = lower(co->getCond());
+    ++guarded;
+    ExprP a = lower(co->getTrueExpr()), b = lower(co->getFalseExpr());
+    --guarded;
     if (!c || !a || !b)
       return nullptr;
     return typed(mkCond(c, a, b));
@@ -405,6 +424,52 @@ ExprP Lowering::lower(const clang::Expr *e) {
   error(loc, std::string("unsupported expression '") + e->getStmtClassName() +
                  "' in a differentiated function");
   return nullptr;
+}
+
+/// `a[k++] = e`, `t = b[--k]`: an increment or decrement of an integer
+/// variable inside an expression that runs once, in full.  The pre forms
+/// become a statement before the current one (`k -= 1; t = b[k];`), the
+/// post forms a statement after it (`a[k] = e; k += 1;`); the expression
+/// reads the variable.  C leaves a second access to the same variable in
+/// the statement unsequenced, so the value is that of any order.  Returns
+/// null (and reports nothing) where this does not apply.
+ExprP Lowering::lowerIncrement(const clang::UnaryOperator *uo) {
+  if (!uo->isIncrementDecrementOp() || !pre || !post || inCondition ||
+      guarded)
+    return nullptr;
+  const auto *dre =
+      dyn_cast<DeclRefExpr>(uo->getSubExpr()->IgnoreParenImpCasts());
+  const auto *vd = dre ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
+  if (!vd || !vd->getType()->isIntegerType())
+    return nullptr;
+  // C leaves a second access to the variable in the same full expression
+  // unsequenced (`x[j++] + x[j]`): the compiler and the adjoint could read
+  // different values.  Refuse rather than pick an order.
+  std::function<int(const clang::Stmt *)> uses = [&](const clang::Stmt *t) {
+    if (!t)
+      return 0;
+    int n = 0;
+    if (const auto *r = dyn_cast<DeclRefExpr>(t))
+      n += r->getDecl() == vd;
+    for (const clang::Stmt *c : t->children())
+      n += uses(c);
+    return n;
+  };
+  if (fullExpr && uses(fullExpr) > 1) {
+    error(uo->getExprLoc(),
+          "'" + vd->getNameAsString() +
+              "' is incremented or decremented and also used elsewhere in "
+              "this statement, whose order C leaves unspecified; split the "
+              "statement");
+    return nullptr;
+  }
+  ExprP v = lower(uo->getSubExpr());
+  if (!v || v->kind != mpiad::Expr::VarRef)
+    return nullptr;
+  auto st = mkAssign(v, uo->isIncrementOp() ? "+=" : "-=", mkInt(1));
+  st->loc = uo->getExprLoc();
+  (uo->isPrefix() ? pre : post)->push_back(st);
+  return mkVar(v->var);
 }
 
 ExprP Lowering::lowerCall(const CallExpr *ce) {
@@ -585,9 +650,36 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     Block *saved;
     ~Restore() { p = saved; }
   } restore{pre, savedPre};
+  // Post-increments of this statement (set below for the kinds that allow
+  // them), placed right after it.
+  Block hoistedPost;
+  Restore restorePost{post, post};
+  post = nullptr;
+  struct RestoreRoot {
+    const clang::Stmt *&p;
+    const clang::Stmt *saved;
+    ~RestoreRoot() { p = saved; }
+  } restoreRoot{fullExpr, fullExpr};
+  fullExpr = s;
+  auto allowPost = [&]() {
+    if (!inCondition)
+      post = &hoistedPost;
+  };
+  auto flushPost = [&]() {
+    for (auto &h : hoistedPost)
+      out.push_back(h);
+    hoistedPost.clear();
+  };
 
   if (isa<NullStmt>(s))
     return;
+  // `a = 1, b = 2;` as a statement: each operand in turn.
+  if (const auto *bo = dyn_cast<BinaryOperator>(s))
+    if (bo->getOpcode() == BO_Comma && !inCondition) {
+      lowerStmt(bo->getLHS(), out);
+      lowerStmt(bo->getRHS(), out);
+      return;
+    }
   if (const auto *cs = dyn_cast<CompoundStmt>(s)) {
     Block b;
     for (const clang::Stmt *c : cs->body())
@@ -598,6 +690,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     return;
   }
   if (const auto *ds = dyn_cast<DeclStmt>(s)) {
+    allowPost();
     for (const Decl *d : ds->decls()) {
       const auto *vd = dyn_cast<VarDecl>(d);
       if (!vd) {
@@ -709,6 +802,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
           }
           if (v->type.base.rfind("const ", 0) == 0)
             v->type.base = v->type.base.substr(6);
+          flushPost();
           continue;
         }
       }
@@ -722,6 +816,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       st->loc = vd->getLocation();
       flushPre();
       out.push_back(st);
+      flushPost();
     }
     return;
   }
@@ -730,6 +825,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       error(loc, "declarations in an if condition are not supported");
       return;
     }
+    fullExpr = is->getCond();
     ExprP c = lower(is->getCond());
     if (!c)
       return;
@@ -834,6 +930,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     if (bo->isAssignmentOp()) {
       if (bo->getOpcode() == BO_Assign)
         directCall = dyn_cast<CallExpr>(bo->getRHS()->IgnoreParenImpCasts());
+      allowPost();
       ExprP l = lower(bo->getLHS());
       ExprP r = lower(bo->getRHS());
       if (!l || !r)
@@ -854,6 +951,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       st->loc = bo->getOperatorLoc();
       flushPre();
       out.push_back(st);
+      flushPost();
       return;
     }
   }
@@ -880,6 +978,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       }
     }
     directCall = ce;
+    allowPost();
     ExprP c = lower(ce);
     if (!c)
       return;
@@ -887,6 +986,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     st->loc = loc;
     flushPre();
     out.push_back(st);
+    flushPost();
     return;
   }
   if (const auto *e = dyn_cast<clang::Expr>(s)) {
