@@ -29,27 +29,15 @@ import argparse
 import os
 import re
 import shutil
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+
+from tool_run import run
 
 CSMITH_FLAGS = ["--float", "--no-volatiles", "--no-bitfields", "--no-unions",
                 "--no-packed-struct", "--max-funcs", "8"]
 CSMITH_INC = "/usr/include/csmith"
 DEF = re.compile(r"^static ([^()\n;]+?) +(func_\d+)\((.*)\)\s*$", re.M)
-
-
-def run(cmd, timeout, cwd):
-    try:
-        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
-                           errors="replace", timeout=timeout,
-                           start_new_session=True)
-        return p.returncode, p.stdout + p.stderr
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"") + (e.stderr or b"")
-        if isinstance(out, bytes):
-            out = out.decode(errors="replace")
-        return None, out
 
 
 def mark(src):

@@ -34,9 +34,10 @@ import random
 import re
 import shutil
 import signal
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+
+from tool_run import run
 
 TOKEN = re.compile(
     r"[A-Za-z_]\w*|\d+\.?\d*(?:[eE][-+]?\d+)?|->|\+\+|--|<<|>>|<=|>=|==|!=|"
@@ -138,19 +139,6 @@ def mutate(text, rng):
             lines[ln] = line[:a] + line[b:]
             desc = "line %d: '%s' deleted" % (ln + 1, tok)
     return "\n".join(lines), desc
-
-
-def run(cmd, timeout, cwd):
-    try:
-        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
-                           errors="replace", timeout=timeout,
-                           start_new_session=True)
-        return p.returncode, p.stdout + p.stderr
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"") + (e.stderr or b"")
-        if isinstance(out, bytes):
-            out = out.decode(errors="replace")
-        return None, out
 
 
 def check(args, k, files):
