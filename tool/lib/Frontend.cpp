@@ -730,9 +730,29 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
                   "malloc");
         continue;
       }
-      if (!ct.dims.empty() && vd->hasInit() &&
-          v->type.base.rfind("const ", 0) == 0)
-        v->type.base = v->type.base.substr(6); // initialised by memcpy
+      if (!ct.dims.empty() && vd->hasInit()) {
+        // Initialised by memcpy or element by element: the elements may not
+        // be const (`const double t[2]`, `int **const p[1]`).
+        std::string &b = v->type.base;
+        if (b.rfind("const ", 0) == 0 && b.find('*') == std::string::npos)
+          b = b.substr(6);
+        if (b.size() > 5 && b.compare(b.size() - 5, 5, "const") == 0 &&
+            (b[b.size() - 6] == '*' || b[b.size() - 6] == ' ')) {
+          b = b.substr(0, b.size() - 5);
+          while (!b.empty() && b.back() == ' ')
+            b.pop_back();
+        }
+        // Clang's own declarator, where it is kept: `int **const @N@[1]`.
+        std::string &f = v->type.declFmt;
+        size_t at = f.find("@N@");
+        if (at != std::string::npos) {
+          size_t k = at;
+          while (k > 0 && f[k - 1] == ' ')
+            --k;
+          if (k >= 5 && f.compare(k - 5, 5, "const") == 0)
+            f.erase(k - 5, at - (k - 5));
+        }
+      }
       ExprP init;
       const auto *il = dyn_cast_or_null<InitListExpr>(
           vd->hasInit() ? vd->getInit()->IgnoreParenImpCasts() : nullptr);
@@ -742,6 +762,33 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       // from variables are assigned field by field by the user.
       if (il && ct.dims.empty() && ct.ptrDepth == 0 &&
           vd->getType()->isRecordType()) {
+        // The generated code assigns the initial value after declaring the
+        // variable: a struct with a const field cannot be assigned.
+        std::string constField;
+        std::function<bool(QualType)> hasConst = [&](QualType t) {
+          const auto *rd = t->getAsRecordDecl();
+          if (!rd)
+            return false;
+          for (const FieldDecl *fd : rd->fields()) {
+            if (fd->getType().isConstQualified() ||
+                hasConst(fd->getType())) {
+              if (constField.empty())
+                constField = fd->getNameAsString();
+              return true;
+            }
+          }
+          return false;
+        };
+        if (hasConst(vd->getType())) {
+          error(vd->getLocation(),
+                "'" + vd->getNameAsString() + "' has a const field ('" +
+                    constField +
+                    "'): the generated code assigns a local's initial value "
+                    "after declaring it, which such a struct forbids; drop "
+                    "the const or declare the variable outside the "
+                    "differentiated function");
+          continue;
+        }
         bool readsVars = false;
         for (const clang::Expr *e : il->inits()) {
           ExprP x = lower(e);
