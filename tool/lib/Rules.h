@@ -31,6 +31,10 @@ struct CommArg {
   bool read = false, write = false;
   std::string count, datatype; // for buffers: names of the describing args;
                                // for an intout array: its length
+  // For buffers (`exact` in the rule): the buffer holds exactly COUNT
+  // elements of DATATYPE on every rank, which length inference may use.
+  // Not so for a gather's receive buffer (COUNT per rank) or the v-variants.
+  bool exactCount = false;
 };
 
 /// One step of an adjoint: a builtin (`allreduce(recvbuf)`,
