@@ -335,6 +335,12 @@ std::pair<Block, Block> checkpointDriver(const Stmt &loop,
   auto step = [&](Block body) {
     Block b{mkDecl(i, counter(ckCall("mpiad_ckpt_step", ck)))};
     append(b, body);
+    // A body that does not read the counter (a time loop whose step does
+    // not depend on t) would leave it unused: -Wunused-variable.
+    std::set<Var *> used;
+    referenced(body, used);
+    if (!used.count(i))
+      b.push_back(mkExprStmt(mkCast("void", mkVar(i), Scalar::Void)));
     return mkCompound(b);
   };
   auto driver = [&](Block turns) {
