@@ -84,6 +84,22 @@ void walk(const Block &b, const std::function<void(Stmt &, const WalkCtx &)> &fn
 std::set<Var *> assignedIn(const Block &b, const Frontend &fe);
 
 bool normalize(Function &f, const Frontend &fe, Diag &diag);
+/// Is `s` a counted loop `for (i = lo; i < hi; i++)` (or <=, or counting
+/// down with > / >=) whose body changes neither i nor the variables of lo and
+/// hi?  Then fills its loopVar, loopLo, loopHi, loopCmp and loopStep.  The
+/// normalizer marks the loops of the functions it transforms; length
+/// inference also asks it about the loops of callees, which are not
+/// normalized.
+bool markCanonicalLoop(Stmt &s, const Frontend &fe);
+
+/// The length of the array a pointer parameter points to, from every access
+/// in F and in the same-file callees it is passed to (Length.cpp): each
+/// access's largest index over the counted loops around it, plus one.  Null
+/// when there is no access, or when one access cannot be bounded: then
+/// `why` is that access and `where` (when given) its location.  Never a
+/// guess: a length that is too short overflows the generated buffers.
+ExprP inferLength(Function &F, Var *p, std::string &why, const Frontend &fe,
+                  clang::SourceLocation *where = nullptr);
 void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
                      Diag &diag);
 /// Flow-sensitive replication.  Each definition of a scalar is a version;

@@ -207,7 +207,7 @@ bool checkpointState(Function &F, const Stmt &loop, const Frontend &fe,
                           "' the checkpointed loop changes: " + why);
         owners.push_back({x, bytes});
       } else if (x->kind == Var::Param) {
-        ExprP len = inferLength(F, x, why);
+        ExprP len = inferLength(F, x, why, fe);
         if (!len)
           return fail(cls.second->loc,
                       "cannot tell how many elements of '" + x->userName +
@@ -335,6 +335,12 @@ std::pair<Block, Block> checkpointDriver(const Stmt &loop,
   auto step = [&](Block body) {
     Block b{mkDecl(i, counter(ckCall("mpiad_ckpt_step", ck)))};
     append(b, body);
+    // A body that does not read the counter (a time loop whose step does
+    // not depend on t) would leave it unused: -Wunused-variable.
+    std::set<Var *> used;
+    referenced(body, used);
+    if (!used.count(i))
+      b.push_back(mkExprStmt(mkCast("void", mkVar(i), Scalar::Void)));
     return mkCompound(b);
   };
   auto driver = [&](Block turns) {
@@ -385,102 +391,6 @@ std::pair<Block, Block> checkpointDriver(const Stmt &loop,
   rev.push_back(driver(turns));
   rev.push_back(mkExprStmt(mkCall("mpiad_ckpt_end", {mkVar(ck)}, Scalar::Void)));
   return {fwd, rev};
-}
-
-ExprP inferLength(Function &F, Var *p, std::string &why) {
-  std::vector<ExprP> lens;
-  bool bad = false;
-  std::function<void(const Block &, std::map<Var *, const Stmt *> &)> visit =
-      [&](const Block &b, std::map<Var *, const Stmt *> &loops) {
-        for (const StmtP &s : b) {
-          std::function<void(const ExprP &)> scan = [&](const ExprP &e) {
-            if (!e)
-              return;
-            for (const ExprP &o : e->ops)
-              scan(o);
-            if (e->kind != Expr::Index || baseVar(e) != p ||
-                e->ops[0]->kind != Expr::VarRef)
-              return;
-            const ExprP &ix = e->ops[1];
-            if (ix->kind == Expr::IntLit) {
-              lens.push_back(mkInt(std::stoll(ix->text, nullptr, 0) + 1));
-              return;
-            }
-            // p[i + c] in `for (i = lo; i < hi; i++)`: the largest index is
-            // hi - 1 + c, so the length is hi + c (hi + 1 + c for <=).
-            Var *iv = nullptr;
-            long long c = 0;
-            if (ix->kind == Expr::VarRef) {
-              iv = ix->var;
-            } else if (ix->kind == Expr::Binary &&
-                       (ix->text == "+" || ix->text == "-") &&
-                       ix->ops[0]->kind == Expr::VarRef &&
-                       ix->ops[1]->kind == Expr::IntLit) {
-              iv = ix->ops[0]->var;
-              c = std::stoll(ix->ops[1]->text, nullptr, 0);
-              if (ix->text == "-")
-                c = -c;
-            }
-            if (iv && loops.count(iv)) {
-              const Stmt *l = loops[iv];
-              if (l->loopStep > 0) {
-                long long k = c + (l->loopCmp == "<" ? 0 : 1);
-                lens.push_back(plusConst(l->loopHi, k));
-                return;
-              }
-            }
-            bad = true;
-            why = printExpr(e);
-          };
-          scan(s->lhs);
-          scan(s->rhs);
-          scan(s->cond);
-          for (const ExprP &a : s->comm.args)
-            scan(a);
-          std::map<Var *, const Stmt *> inner = loops;
-          if (s->kind == Stmt::For && s->loopStep != 0)
-            inner[s->loopVar] = s.get();
-          visit(s->body, inner);
-          visit(s->elseBody, inner);
-        }
-      };
-  std::map<Var *, const Stmt *> none;
-  visit(F.body, none);
-  if (bad || lens.empty())
-    return nullptr;
-  // Lengths X + c with the same X: keep the largest c.
-  std::map<std::string, std::pair<ExprP, long long>> byBase;
-  for (const ExprP &l : lens) {
-    ExprP base = l;
-    long long c = 0;
-    if (l->kind == Expr::Binary && (l->text == "+" || l->text == "-") &&
-        l->ops[1]->kind == Expr::IntLit) {
-      base = l->ops[0];
-      c = std::stoll(l->ops[1]->text, nullptr, 0) * (l->text == "-" ? -1 : 1);
-    }
-    std::string key = base->kind == Expr::IntLit ? "" : printExpr(base);
-    if (base->kind == Expr::IntLit) {
-      c += std::stoll(base->text, nullptr, 0);
-      base = mkInt(0);
-    }
-    auto it = byBase.find(key);
-    if (it == byBase.end() || it->second.second < c)
-      byBase[key] = {base, c};
-  }
-  ExprP len;
-  for (auto &kv : byBase) {
-    ExprP one = plusConst(kv.second.first, kv.second.second);
-    len = len ? mkCond(mkBinary(">", len, one), len, one) : one;
-  }
-  // Parameters used in the bounds must not change inside the function.
-  std::set<Var *> vs;
-  collectVars(len, vs);
-  for (Var *v : vs)
-    if (v->kind != Var::Param || v->assignCount) {
-      why = printExpr(len);
-      return nullptr;
-    }
-  return len;
 }
 
 } // namespace mpiad

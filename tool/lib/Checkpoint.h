@@ -47,11 +47,6 @@ std::pair<Block, Block> checkpointDriver(const Stmt &loop,
                                          const CheckpointState &state,
                                          const CheckpointParts &parts);
 
-/// Inferred length of a pointer parameter: from `p[i]` inside canonical
-/// loops `for (i = lo; i < hi; i++)` and constant indices; null (with the
-/// expression that defeated it in `why`) when it cannot be told.
-ExprP inferLength(Function &F, Var *p, std::string &why);
-
 } // namespace mpiad
 
 #endif

@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -165,13 +167,52 @@ bool sameFile(const std::string &a, const std::string &b) {
   return !llvm::sys::fs::equivalent(a, b, same) && same;
 }
 
-int run(const std::vector<std::string> &argv) {
+int run(const std::vector<std::string> &argv,
+        const std::string &stderrFile = "") {
   std::vector<llvm::StringRef> args(argv.begin(), argv.end());
   std::string err;
   auto prog = llvm::sys::findProgramByName(argv[0]);
   if (!prog)
     return -1;
-  return llvm::sys::ExecuteAndWait(*prog, args, std::nullopt, {}, 0, 0, &err);
+  std::vector<std::optional<llvm::StringRef>> redirects;
+  if (!stderrFile.empty())
+    redirects = {std::nullopt, std::nullopt, llvm::StringRef(stderrFile)};
+  return llvm::sys::ExecuteAndWait(*prog, args, std::nullopt, redirects, 0, 0,
+                                   &err);
+}
+
+/// The C compiler failed on a generated file.  Its errors on lines that
+/// mpiad-cc wrote (EmitResult::regions) are a bug of the tool, not of the
+/// user's code: say so, at the user's marked function, before the
+/// compiler's own messages (which name lines of the temporary file).
+/// Returns whether any error was in generated code.
+bool reportGeneratedErrors(const std::string &messages, const std::string &gen,
+                           const EmitResult &r) {
+  std::set<size_t> hit;
+  std::string prefix = gen + ":";
+  for (size_t b = 0; b < messages.size();) {
+    size_t e = messages.find('\n', b);
+    if (e == std::string::npos)
+      e = messages.size();
+    llvm::StringRef line(messages.data() + b, e - b);
+    b = e + 1;
+    if (!line.consume_front(prefix))
+      continue;
+    unsigned n = 0;
+    if (line.consumeInteger(10, n) || !line.contains(": error: "))
+      continue;
+    for (size_t k = 0; k < r.regions.size(); ++k)
+      if (r.regions[k].first <= n && n <= r.regions[k].last)
+        hit.insert(k);
+  }
+  for (size_t k : hit)
+    llvm::errs() << r.regions[k].userLoc
+                 << ": error: internal error: the code mpiad-cc generated for '"
+                 << r.regions[k].function
+                 << "' does not compile; please report this bug with the "
+                    "compiler's messages below (they name lines of the "
+                    "generated file, see mpiad-cc --emit-source)\n";
+  return !hit.empty();
 }
 
 std::vector<std::string> compilerCommand() {
@@ -435,10 +476,27 @@ int runDriver(int argc, const char **argv) {
     removeOnSignal(tmpObj);
     cmd.push_back("-o");
     cmd.push_back(tmpObj);
-    int rc = run(cmd);
+    // The compiler's messages go through a file, so that errors in
+    // generated code can be told from errors in the user's code.
+    llvm::SmallString<128> errFile;
+    llvm::sys::fs::createTemporaryFile("mpiad", "err", errFile);
+    removeOnSignal(std::string(errFile));
+    temps.push_back(std::string(errFile));
+    int rc = run(cmd, std::string(errFile));
+    std::string messages;
+    {
+      std::ifstream f(std::string(errFile), std::ios::binary);
+      messages.assign(std::istreambuf_iterator<char>(f),
+                      std::istreambuf_iterator<char>());
+    }
+    bool internal =
+        rc > 0 && reportGeneratedErrors(messages, std::string(gen), r);
+    llvm::errs() << messages;
     if (rc != 0) {
       removeTemp(tmpObj);
       cleanup();
+      if (internal)
+        return 1;
       return fail(rc < 0 ? "cannot run '" + cmd[0] + "'"
                          : "compiling the generated code of '" + in +
                                "' failed");

@@ -13,6 +13,7 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Rewrite/Core/Rewriter.h"
+#include <algorithm>
 #include <sys/stat.h>
 
 using namespace clang;
@@ -167,6 +168,19 @@ public:
     module.cuda = cuda;
     std::set<const FunctionDecl *> marked;
     std::string header;
+    // Each generated text and its marked function, in the order of the
+    // output, to find their lines once the file is assembled.
+    std::vector<std::pair<std::string, GeneratedRegion>> pieces;
+    auto piece = [&](const std::string &text, const FunctionDecl *fd) {
+      GeneratedRegion g;
+      g.function = fd->getNameAsString();
+      PresumedLoc pl = SM.getPresumedLoc(SM.getExpansionLoc(fd->getLocation()));
+      if (pl.isValid())
+        g.userLoc = std::string(pl.getFilename()) + ":" +
+                    std::to_string(pl.getLine()) + ":" +
+                    std::to_string(pl.getColumn());
+      pieces.push_back({text, g});
+    };
     for (const PragmaRecord &pr : pragmas) {
       if (!SM.isInMainFile(pr.loc))
         continue;
@@ -177,8 +191,22 @@ public:
       lineStart = lineStart == StringRef::npos ? 0 : lineStart + 1;
       // (On the CUDA target the marked functions are rewritten whole: only
       // their differentiate pragmas stay in the output, commented out.)
-      if (!cuda || pr.kind == PragmaRecord::Differentiate)
+      if (!cuda || pr.kind == PragmaRecord::Differentiate) {
         rw.InsertTextBefore(SM.getComposedLoc(fid, lineStart), "// ");
+        // A pragma continued over several lines: comment each line, and
+        // drop the backslashes, which would make one multi-line `//`
+        // comment (-Wcomment).
+        for (size_t eol = buf.find('\n', off); eol != StringRef::npos;
+             eol = buf.find('\n', eol + 1)) {
+          size_t bs = eol;
+          if (bs > 0 && buf[bs - 1] == '\r')
+            --bs;
+          if (bs == 0 || buf[bs - 1] != '\\')
+            break;
+          rw.ReplaceText(SM.getComposedLoc(fid, bs - 1), 1, " ");
+          rw.InsertTextBefore(SM.getComposedLoc(fid, eol + 1), "// ");
+        }
+      }
 
       if (pr.kind != PragmaRecord::Differentiate)
         continue;
@@ -204,6 +232,7 @@ public:
         rw.ReplaceText(SourceRange(SM.getExpansionLoc(fd->getBeginLoc()),
                                    SM.getExpansionLoc(fd->getEndLoc())),
                        primal.text);
+        piece(primal.text, fd);
         header += primal.prototype + "\n";
       }
       Generated g;
@@ -211,6 +240,7 @@ public:
                            : module.generateForward(fd, pr.ann, g)))
         continue;
       rw.InsertTextAfterToken(fd->getEndLoc(), "\n" + g.text);
+      piece(g.text, fd);
       header += g.prototype + "\n";
       result.functions++;
     }
@@ -249,6 +279,7 @@ public:
       result.source = std::string(rb->begin(), rb->end());
       result.header = header;
       result.cuda = true;
+      locate(pieces);
       return;
     }
     rw.InsertTextBefore(SM.getLocForStartOfFile(main),
@@ -259,6 +290,24 @@ public:
     result.source = rb ? std::string(rb->begin(), rb->end())
                        : SM.getBufferData(main).str();
     result.header = header;
+    locate(pieces);
+  }
+
+  /// Fills result.regions: each generated text's lines in result.source.
+  /// Each text holds its generated function's name, so it occurs once; one
+  /// not found verbatim is skipped rather than guessed.
+  void
+  locate(const std::vector<std::pair<std::string, GeneratedRegion>> &pieces) {
+    const std::string &src = result.source;
+    for (const auto &[text, region] : pieces) {
+      size_t at = text.empty() ? std::string::npos : src.find(text);
+      if (at == std::string::npos)
+        continue;
+      GeneratedRegion g = region;
+      g.first = 1 + (unsigned)std::count(src.begin(), src.begin() + at, '\n');
+      g.last = g.first + (unsigned)std::count(text.begin(), text.end(), '\n');
+      result.regions.push_back(g);
+    }
   }
 
 private:

@@ -194,6 +194,8 @@ private:
 
   Var *varFor(const VarDecl *vd, SourceLocation use);
   ExprP lower(const clang::Expr *e);
+  bool isIntConstant(const clang::Expr *e) const;
+  ExprP constant(ExprP x, const clang::Expr *e) const;
   ExprP lowerCall(const CallExpr *ce);
   ExprP lowerIncrement(const clang::UnaryOperator *uo);
   ExprP hoistToTemp(ExprP value, QualType t, SourceLocation loc);
@@ -247,6 +249,21 @@ ExprP Lowering::hoistToTemp(ExprP value, QualType t, SourceLocation loc) {
   return mkVar(tmp);
 }
 
+/// Is e an integer constant expression (length inference may take a macro
+/// N or an enumerator as its own bound)?
+bool Lowering::isIntConstant(const clang::Expr *e) const {
+  return !e->isValueDependent() && e->getType()->isIntegerType() &&
+         e->isIntegerConstantExpr(fe.ctx_);
+}
+
+ExprP Lowering::constant(ExprP x, const clang::Expr *e) const {
+  if (!isIntConstant(e))
+    return x;
+  auto c = std::make_shared<mpiad::Expr>(*x);
+  c->intConstant = true;
+  return c;
+}
+
 ExprP Lowering::lower(const clang::Expr *e) {
   // A whole object-like macro whose body is parenthesised
   // (MPI_STATUS_IGNORE is `((MPI_Status *) 0)`) prints as its name.
@@ -258,6 +275,7 @@ ExprP Lowering::lower(const clang::Expr *e) {
       CType ct = convertType(e->getType(), fe.ctx_);
       auto x = std::make_shared<mpiad::Expr>(*mkOpaque(t, {}, ct.elem));
       x->ptrDepth = ct.ptrDepth;
+      x->intConstant = isIntConstant(e);
       x->loc = e->getExprLoc();
       return x;
     }
@@ -280,7 +298,7 @@ ExprP Lowering::lower(const clang::Expr *e) {
       Lexer::isAtEndOfMacroExpansion(e->getEndLoc(), SM, LO)) {
     std::string t = text(e->getSourceRange());
     if (isIdentifier(t) && !SM.isMacroArgExpansion(e->getBeginLoc()))
-      return typed(mkOpaque(t, {}, ct.elem));
+      return constant(typed(mkOpaque(t, {}, ct.elem)), e);
   }
 
   if (const auto *ice = dyn_cast<ImplicitCastExpr>(e)) {
@@ -304,13 +322,14 @@ ExprP Lowering::lower(const clang::Expr *e) {
     return typed(mkFloat(spelling(fl->getSourceRange())));
   if (isa<CharacterLiteral>(e) || isa<StringLiteral>(e) ||
       isa<UnaryExprOrTypeTraitExpr>(e) || isa<OffsetOfExpr>(e))
-    return typed(mkOpaque(text(e->getSourceRange()), {}, ct.elem));
+    return constant(typed(mkOpaque(text(e->getSourceRange()), {}, ct.elem)), e);
   if (const auto *dre = dyn_cast<DeclRefExpr>(e)) {
     if (const auto *vd = dyn_cast<VarDecl>(dre->getDecl())) {
       Var *v = varFor(vd, loc);
       return v ? typed(mkVar(v)) : nullptr;
     }
-    return typed(mkOpaque(dre->getNameInfo().getAsString(), {}, ct.elem));
+    return constant(
+        typed(mkOpaque(dre->getNameInfo().getAsString(), {}, ct.elem)), e);
   }
   if (const auto *ase = dyn_cast<ArraySubscriptExpr>(e)) {
     ExprP b = lower(ase->getBase()), i = lower(ase->getIdx());

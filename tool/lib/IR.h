@@ -120,6 +120,9 @@ struct Expr {
   std::vector<Var *> vars; // for Opaque
   Scalar type = Scalar::Other; // scalar kind of the value
   int ptrDepth = 0;            // > 0 for pointer values
+  // Opaque: an integer constant expression kept as written (a macro such
+  // as N, sizeof, an enumerator), whose value never changes.
+  bool intConstant = false;
   clang::SourceLocation loc;
 
   bool isFloating() const {

@@ -417,7 +417,7 @@ private:
       canonicalize(s->elseBody);
       if (s->kind != Stmt::For)
         continue;
-      if (markCanonical(*s)) {
+      if (markCanonicalLoop(*s, fe)) {
         if (s->checkpoint && !s->loopVar->declaredInForInit)
           diag.error(s->init->kind == Stmt::Assign &&
                              s->init->lhs->loc.isValid()
@@ -456,62 +456,62 @@ private:
       b[k] = mkCompound(std::move(w));
     }
   }
-
-  bool markCanonical(Stmt &s) {
-    if (!s.init || !s.cond || !s.step)
-      return false;
-    Var *i = nullptr;
-    ExprP lo;
-    if (s.init->kind == Stmt::Decl && s.init->rhs) {
-      i = s.init->var;
-      lo = s.init->rhs;
-    } else if (s.init->kind == Stmt::Assign && s.init->op == "=" &&
-               s.init->lhs->kind == Expr::VarRef) {
-      i = s.init->lhs->var;
-      lo = s.init->rhs;
-    }
-    if (!i || !i->type.isIntScalar())
-      return false;
-    if (s.cond->kind != Expr::Binary || s.cond->ops[0]->kind != Expr::VarRef ||
-        s.cond->ops[0]->var != i)
-      return false;
-    std::string cmp = s.cond->text;
-    if (cmp != "<" && cmp != "<=" && cmp != ">" && cmp != ">=")
-      return false;
-    // Bounds of integer type only: the reversed loop starts from them
-    // (`for (j = hi - 1; ...)`) and lengths are inferred from them, which a
-    // floating bound (j < 2.5) or a pointer (j < NULL) would get wrong.
-    auto integral = [](const ExprP &e) {
-      return e && e->ptrDepth == 0 && e->type == Scalar::Int;
-    };
-    if (!integral(lo) || !integral(s.cond->ops[1]))
-      return false;
-    const Stmt &st = *s.step;
-    if (st.kind != Stmt::Assign || st.lhs->kind != Expr::VarRef ||
-        st.lhs->var != i || !isOneLiteral(st.rhs) ||
-        (st.op != "+=" && st.op != "-="))
-      return false;
-    int step = st.op == "+=" ? 1 : -1;
-    if ((step == 1) != (cmp == "<" || cmp == "<="))
-      return false;
-    std::set<Var *> assigned = assignedIn(s.body, fe);
-    std::set<Var *> used;
-    collectVars(lo, used);
-    collectVars(s.cond->ops[1], used);
-    used.insert(i);
-    for (Var *v : used)
-      if (assigned.count(v))
-        return false;
-    s.loopVar = i;
-    s.loopLo = lo;
-    s.loopHi = s.cond->ops[1];
-    s.loopCmp = cmp;
-    s.loopStep = step;
-    return true;
-  }
 };
 
 } // namespace
+
+bool markCanonicalLoop(Stmt &s, const Frontend &fe) {
+  if (!s.init || !s.cond || !s.step)
+    return false;
+  Var *i = nullptr;
+  ExprP lo;
+  if (s.init->kind == Stmt::Decl && s.init->rhs) {
+    i = s.init->var;
+    lo = s.init->rhs;
+  } else if (s.init->kind == Stmt::Assign && s.init->op == "=" &&
+             s.init->lhs->kind == Expr::VarRef) {
+    i = s.init->lhs->var;
+    lo = s.init->rhs;
+  }
+  if (!i || !i->type.isIntScalar())
+    return false;
+  if (s.cond->kind != Expr::Binary || s.cond->ops[0]->kind != Expr::VarRef ||
+      s.cond->ops[0]->var != i)
+    return false;
+  std::string cmp = s.cond->text;
+  if (cmp != "<" && cmp != "<=" && cmp != ">" && cmp != ">=")
+    return false;
+  // Bounds of integer type only: the reversed loop starts from them
+  // (`for (j = hi - 1; ...)`) and lengths are inferred from them, which a
+  // floating bound (j < 2.5) or a pointer (j < NULL) would get wrong.
+  auto integral = [](const ExprP &e) {
+    return e && e->ptrDepth == 0 && e->type == Scalar::Int;
+  };
+  if (!integral(lo) || !integral(s.cond->ops[1]))
+    return false;
+  const Stmt &st = *s.step;
+  if (st.kind != Stmt::Assign || st.lhs->kind != Expr::VarRef ||
+      st.lhs->var != i || !isOneLiteral(st.rhs) ||
+      (st.op != "+=" && st.op != "-="))
+    return false;
+  int step = st.op == "+=" ? 1 : -1;
+  if ((step == 1) != (cmp == "<" || cmp == "<="))
+    return false;
+  std::set<Var *> assigned = assignedIn(s.body, fe);
+  std::set<Var *> used;
+  collectVars(lo, used);
+  collectVars(s.cond->ops[1], used);
+  used.insert(i);
+  for (Var *v : used)
+    if (assigned.count(v))
+      return false;
+  s.loopVar = i;
+  s.loopLo = lo;
+  s.loopHi = s.cond->ops[1];
+  s.loopCmp = cmp;
+  s.loopStep = step;
+  return true;
+}
 
 bool normalize(Function &f, const Frontend &fe, Diag &diag) {
   return Normalizer(f, fe, diag).run();

@@ -78,32 +78,11 @@ public:
   bool failed = false;
   /// Callee specialisations the generated code calls (final run only).
   std::vector<std::string> usedCallees;
-  /// Lengths of arrays passed whole to callees, as the callees' loops
-  /// bound them (final run only).
-  std::map<Var *, std::vector<ExprP>> callLengths;
-
-  /// The length of the array p points to: from F's loops, else from the
-  /// callees it is passed to; null if unknown.  The bounds must read only
-  /// parameters that F never assigns.
+  /// The length of the array p points to, from every access in F and in
+  /// the callees it is passed to (inferLength); null if unknown.
   ExprP arrayLength(Var *p) {
     std::string why;
-    if (ExprP len = inferLength(F, p, why))
-      return len;
-    auto it = callLengths.find(p);
-    if (it == callLengths.end())
-      return nullptr;
-    ExprP len;
-    for (const ExprP &one : it->second) {
-      std::set<Var *> vs;
-      collectVars(one, vs);
-      for (Var *v : vs)
-        if (v->kind != Var::Param || v->assignCount)
-          return nullptr;
-      len = !len || printExpr(len) == printExpr(one)
-                ? one
-                : mkCond(mkBinary(">", len, one), len, one);
-    }
-    return len;
+    return inferLength(F, p, why, M.fe_);
   }
 
   void error(clang::SourceLocation loc, const std::string &m) {
@@ -896,14 +875,8 @@ public:
       failed = true;
       return {};
     }
-    if (!dry) {
+    if (!dry)
       usedCallees.push_back(names->key);
-      for (size_t k = 0; k < call->ops.size() && k < names->paramLength.size();
-           ++k)
-        if (names->paramLength[k] && call->ops[k]->kind == Expr::VarRef)
-          callLengths[call->ops[k]->var].push_back(
-              bindArgs(names->paramLength[k], names->params, call->ops));
-    }
     ExprP fcall = mkCall(names->fwd, call->ops, call->type, call->ptrDepth);
     if (recorded) {
       // The tape is LIFO: the callee's forward pushes its records first,
@@ -2270,7 +2243,7 @@ StmtP Module::replicationCheck(Function &F, const Annotation &ann,
       len = it->second;
     } else {
       std::string why;
-      ExprP e = inferLength(F, p, why);
+      ExprP e = inferLength(F, p, why, fe_);
       if (!e)
         continue;
       len = printExpr(e);
@@ -2467,13 +2440,18 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
       if (it != ann.replicatedLen.end()) {
         len = mkOpaque("(" + it->second + ")");
       } else {
-        len = inferLength(F, p, why);
+        clang::SourceLocation where;
+        len = inferLength(F, p, why, fe_, &where);
         if (!len) {
           diag_.error(p->loc, "cannot infer the length of replicated array '" +
                                   p->userName + "'" +
                                   (why.empty() ? "" : " (from '" + why + "')") +
                                   "; write replicated(" + p->userName +
                                   "[LENGTH]) in the pragma");
+          // The access may be in a callee: show it.
+          if (where.isValid())
+            diag_.note(where, "the extent of this use cannot be bounded by "
+                              "loop counters and unchanged parameters");
           return false;
         }
       }
@@ -2789,13 +2767,6 @@ const Module::CalleeNames *Module::callee(const std::string &name,
   }
   ReverseGen &G = *gen;
   callees_[key].uses = G.usedCallees;
-  for (size_t k = 0; k < F.params.size(); ++k) {
-    size_t j = k < pat.sameAs.size() && pat.sameAs[k] >= 0 ? pat.sameAs[k] : k;
-    Var *p = F.params[j];
-    callees_[key].paramLength.push_back(p->type.ptrDepth == 1 ? G.arrayLength(p)
-                                                              : nullptr);
-  }
-  callees_[key].params = F.params;
   {
     ReverseReads rr;
     G.classify(sweeps.second, rr);

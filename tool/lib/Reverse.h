@@ -80,10 +80,6 @@ public:
     std::string fwd, rev;
     /// Per parameter: does the reverse helper read the data it points to?
     std::vector<bool> readsData;
-    /// Per parameter: the length of the array it points to, inferred from
-    /// the helper's loops, in the terms of `params` (null if unknown).
-    std::vector<ExprP> paramLength;
-    std::vector<Var *> params;
     std::string text;              // the C source of both helpers
     std::vector<std::string> uses; // keys of the helpers they call
     bool emitted = false;

@@ -433,10 +433,11 @@ bool RuleSet::loadFile(const std::string &path) {
       return &open->args[i];
     };
     if (kw == "buffer") {
-      // buffer NAME read|write|readwrite COUNT DATATYPE
-      if (words.size() != 4) {
+      // buffer NAME read|write|readwrite COUNT DATATYPE [exact]
+      if (words.size() != 4 && !(words.size() == 5 && words[4] == "exact")) {
         report(path, lineNo, restCol,
-               "expected 'buffer NAME read|write|readwrite COUNT DATATYPE'");
+               "expected 'buffer NAME read|write|readwrite COUNT DATATYPE "
+               "[exact]'");
         ok = false;
         continue;
       }
@@ -457,6 +458,7 @@ bool RuleSet::loadFile(const std::string &path) {
       }
       a->count = words[2];
       a->datatype = words[3];
+      a->exactCount = words.size() == 5;
     } else if (kw == "intout" && words.size() == 2) {
       // `intout ARG COUNT`: an int array output of COUNT elements.
       CommArg *a = needArg(words[0]);

@@ -40,6 +40,10 @@ struct CommArg {
   /// forward sweep records that many when the reverse sweep needs the old
   /// contents: MPI_Allgather writes recvcount * size elements, not recvcount.
   ExprP extent;
+  // For buffers (`exact` in the rule): the buffer holds exactly COUNT
+  // elements of DATATYPE on every rank, which length inference may use.
+  // Not so for a gather's receive buffer (COUNT per rank) or the v-variants.
+  bool exactCount = false;
 };
 
 /// One step of an adjoint: a builtin (`allreduce(recvbuf)`,
