@@ -387,6 +387,68 @@ std::pair<Block, Block> checkpointDriver(const Stmt &loop,
   return {fwd, rev};
 }
 
+/// One more than the largest value of the index expression ix, or null
+/// when it is not known.  Loop counters come from `loops` (counted loops
+/// around the access).
+static ExprP indexLength(const ExprP &ix,
+                         const std::map<Var *, const Stmt *> &loops) {
+  if (ix->kind == Expr::IntLit)
+    return mkInt(std::stoll(ix->text, nullptr, 0) + 1);
+  // p[i + c] in `for (i = lo; i < hi; i++)`: the largest index is
+  // hi - 1 + c, so the length is hi + c (hi + 1 + c for <=); counting down,
+  // `for (i = hi; i >= lo; i--)`, the largest is the start hi.
+  Var *iv = nullptr;
+  long long c = 0;
+  if (ix->kind == Expr::VarRef) {
+    iv = ix->var;
+  } else if (ix->kind == Expr::Binary && (ix->text == "+" || ix->text == "-") &&
+             ix->ops[0]->kind == Expr::VarRef &&
+             ix->ops[1]->kind == Expr::IntLit) {
+    iv = ix->ops[0]->var;
+    c = std::stoll(ix->ops[1]->text, nullptr, 0);
+    if (ix->text == "-")
+      c = -c;
+  }
+  if (iv && loops.count(iv)) {
+    const Stmt *l = loops.at(iv);
+    if (l->loopStep > 0) {
+      long long k = c + (l->loopCmp == "<" ? 0 : 1);
+      return plusConst(l->loopHi, k);
+    }
+    if (l->loopStep < 0 && l->loopLo)
+      return plusConst(l->loopLo, c + 1);
+    return nullptr;
+  }
+  // p[m + c] with m not a loop counter (a parameter: the caller checks
+  // that the length reads only parameters never assigned): m + c + 1.
+  if (iv)
+    return plusConst(mkVar(iv), c + 1);
+  // hi - 1 - i with i counting over non-negative values: at most hi - 1.
+  if (ix->kind == Expr::Binary && ix->text == "-" &&
+      ix->ops[1]->kind == Expr::VarRef && loops.count(ix->ops[1]->var)) {
+    const Stmt *l = loops.at(ix->ops[1]->var);
+    bool nonNeg =
+        (l->loopStep > 0 && l->loopLo && l->loopLo->kind == Expr::IntLit &&
+         std::stoll(l->loopLo->text, nullptr, 0) >= 0) ||
+        (l->loopStep < 0 && l->loopHi && l->loopHi->kind == Expr::IntLit &&
+         std::stoll(l->loopHi->text, nullptr, 0) >= 0 &&
+         (l->loopCmp == ">=" || l->loopCmp == ">"));
+    if (nonNeg)
+      return plusConst(ix->ops[0], 1);
+    return nullptr;
+  }
+  // c ? a : b: the length of the branch c selects (c reads only
+  // parameters, as the caller checks; a bound that is not reached, such as
+  // the larger of the two, could exceed the array).
+  if (ix->kind == Expr::Cond) {
+    ExprP a = indexLength(ix->ops[1], loops), b = indexLength(ix->ops[2], loops);
+    if (!a || !b)
+      return nullptr;
+    return mkCond(ix->ops[0], a, b);
+  }
+  return nullptr;
+}
+
 ExprP inferLength(Function &F, Var *p, std::string &why) {
   std::vector<ExprP> lens;
   bool bad = false;
@@ -401,33 +463,9 @@ ExprP inferLength(Function &F, Var *p, std::string &why) {
             if (e->kind != Expr::Index || baseVar(e) != p ||
                 e->ops[0]->kind != Expr::VarRef)
               return;
-            const ExprP &ix = e->ops[1];
-            if (ix->kind == Expr::IntLit) {
-              lens.push_back(mkInt(std::stoll(ix->text, nullptr, 0) + 1));
+            if (ExprP len = indexLength(e->ops[1], loops)) {
+              lens.push_back(len);
               return;
-            }
-            // p[i + c] in `for (i = lo; i < hi; i++)`: the largest index is
-            // hi - 1 + c, so the length is hi + c (hi + 1 + c for <=).
-            Var *iv = nullptr;
-            long long c = 0;
-            if (ix->kind == Expr::VarRef) {
-              iv = ix->var;
-            } else if (ix->kind == Expr::Binary &&
-                       (ix->text == "+" || ix->text == "-") &&
-                       ix->ops[0]->kind == Expr::VarRef &&
-                       ix->ops[1]->kind == Expr::IntLit) {
-              iv = ix->ops[0]->var;
-              c = std::stoll(ix->ops[1]->text, nullptr, 0);
-              if (ix->text == "-")
-                c = -c;
-            }
-            if (iv && loops.count(iv)) {
-              const Stmt *l = loops[iv];
-              if (l->loopStep > 0) {
-                long long k = c + (l->loopCmp == "<" ? 0 : 1);
-                lens.push_back(plusConst(l->loopHi, k));
-                return;
-              }
             }
             bad = true;
             why = printExpr(e);
