@@ -115,6 +115,14 @@ class Prog:
                 self.drop_loop(v)
         self.local_scopes = [(v, d) for (v, d) in self.local_scopes if d <= depth]
 
+    def squash(self, name=None):
+        """Keep a t bounded (|t| < 4, smooth): nested loops of t = t * x,
+        t += t / (...) and products of t's otherwise reach 1e15 or inf, where
+        rounding absorbs increments and the difference quotients lose every
+        digit (double and float alike)."""
+        t = name or self.pick_t()[0]
+        self.emit("%s = 4.0 * tanh(0.25 * %s);" % (t, t))
+
     def drop_loop(self, v):
         self.loops = [l for l in self.loops if l[0] != v]
 
@@ -373,6 +381,10 @@ class Prog:
             self.emit("%s(%s, %s, %s, %s);" % (name, arr, src, a, slen))
         elif kind == "ptr":
             t, typ = self.pick_t()
+            if R.random() < 0.3 and (self.has_a or self.has_w):
+                self.features.add("callee pointer to an array element")
+                arr = R.choice(["a"] * self.has_a + ["w"] * self.has_w)
+                t, typ = "%s[%s]" % (arr, self.idx("n")), "double"
             if typ != "double":
                 return self.st_assign(depth)
             a = self.vexpr(depth - 1)
@@ -475,6 +487,11 @@ class Prog:
             o = R.choice(outer)[0]
             self.features.add("triangular loop")
             return "for (int %s = %s; %s >= 0; %s--)" % (v, o, v, v), v, "n", self.n_rep
+        if k == 5 and R.random() < 0.5:
+            self.features.add("loop with step 2 / <=")
+            if R.random() < 0.5:
+                return "for (int %s = 0; %s < n; %s += 2)" % (v, v, v), v, "n", self.n_rep
+            return "for (int %s = 0; %s <= n - 1; %s++)" % (v, v, v), v, "n", self.n_rep
         self.features.add("loop over n")
         return "for (int %s = 0; %s < n; %s++)" % (v, v, v), v, "n", self.n_rep
 
@@ -510,17 +527,25 @@ class Prog:
         head, v, kind, rep = self.loop_head()
         self.open(head, rep)
         self.loops.append((v, kind))
-        if R.random() < 0.2:
-            c, crep = self.cond(depth - 1)
+        # break / continue become flags that guard the rest of the body and
+        # the later iterations (Normalize.cpp): a varying condition makes the
+        # whole body varying control.  Both conditions are made first.
+        cont = self.cond(depth - 1) if R.random() < 0.2 else None
+        brk = self.cond(depth - 1) if R.random() < 0.25 else None
+        for cnd in (cont, brk):
+            if cnd and not cnd[1]:
+                self.ctrl[-1] = False
+        if cont:
             self.features.add("continue")
-            self.emit("if (%s)" % c)
+            self.emit("if (%s)" % cont[0])
             self.emit("  continue;")
         self.body(depth - 1, budget)
-        if R.random() < 0.25:
-            c, crep = self.cond(depth - 1)
+        if brk:
             self.features.add("break")
-            self.emit("if (%s)" % c)
+            self.emit("if (%s)" % brk[0])
             self.emit("  break;")
+        if R.random() < 0.5:
+            self.squash()
         if self.in_tail and R.random() < 0.2:
             self.early_return(depth)
         self.drop_loop(v)
@@ -677,6 +702,57 @@ class Prog:
             u = self.pick_t()[0]
             self.emit("%s += rb%d[0] * %s - rb%d[1] * %s;" % (u, q, self.const(), q, self.const()))
 
+    def st_toplevel(self):
+        """Constructs that the tool treats specially: a stencil time loop with
+        a copy-back (BufferSwap.cpp), a stencil at constant offsets (reversed
+        as a gather), a pointer into x."""
+        R = self.rng
+        self.tmp += 1
+        q = self.tmp
+        k = R.randrange(3)
+        if k == 0:
+            self.features.add("time loop with copy-back")
+            u, un = "u%d" % q, "un%d" % q
+            self.emit("double *%s = malloc((size_t)n * sizeof(double));" % u)
+            self.emit("double *%s = malloc((size_t)n * sizeof(double));" % un)
+            self.emit("for (int k = 0; k < n; k++)")
+            self.emit("  %s[k] = x[k] * %s + %s;" % (u, self.const(), self.pick_t()[0]))
+            self.emit("for (int st = 0; st < %d; st++) {" % R.randrange(1, 4))
+            self.emit("  %s[0] = %s[0];" % (un, u))
+            self.emit("  %s[n - 1] = %s[n - 1];" % (un, u))
+            self.emit("  for (int i = 1; i < n - 1; i++)")
+            extra = R.choice(["", " + 0.125 * sin(%s[i])" % u, " - 0.0625 * %s[i] * %s[i]" % (u, u)])
+            self.emit("    %s[i] = %s[i] + %s * (%s[i - 1] - 2.0 * %s[i] + %s[i + 1])%s;"
+                      % (un, u, R.choice(["0.25", "0.125", "0.375"]), u, u, u, extra))
+            self.emit("  for (int i = 0; i < n; i++)")
+            self.emit("    %s[i] = %s[i];" % (u, un))
+            self.emit("}")
+            t = self.pick_t()[0]
+            self.emit("for (int k = 0; k < n; k++)")
+            self.emit("  %s += %s * %s[k];" % (t, self.const(), u))
+            self.emit("free(%s);" % u)
+            self.emit("free(%s);" % un)
+        elif k == 1:
+            self.features.add("stencil at constant offsets")
+            dst = R.choice(["a"] * self.has_a + ["w"] * self.has_w + ["sbuf"])
+            if dst == "sbuf":
+                dst = "sb%d" % q
+                self.emit("double %s[%d] = {0.0};" % (dst, 8))
+            src = R.choice(["x"] + ["w"] * (self.has_w and dst != "w"))
+            self.emit("for (int i = 1; i < n - 1; i++)")
+            self.emit("  %s[i] %s %s * %s[i - 1] + %s * %s[i] + %s * %s[i + 1];" % (
+                dst, R.choice(["=", "+="]), self.const(), src, self.const(), src,
+                self.const(), src))
+            t = self.pick_t()[0]
+            self.emit("for (int k = 1; k < n - 1; k++)")
+            self.emit("  %s += %s * %s[k] * %s[k];" % (t, self.const(), dst, dst))
+        else:
+            self.features.add("pointer into x")
+            self.emit("const double *px%d = x + 1;" % q)
+            t = self.pick_t()[0]
+            self.emit("for (int i = 0; i < n - 1; i++)")
+            self.emit("  %s += %s * px%d[i] * x[i];" % (t, self.const(), q))
+
     def st_gupdate(self):
         """A replicated scalar computed from replicated values, at the top level."""
         g = "g%d" % (self.tmp + 1)
@@ -812,10 +888,14 @@ class Prog:
         for ph in range(nphase):
             budget = [R.randrange(3, 8)]
             self.body(3, budget)
+            if R.random() < 0.35:
+                self.st_toplevel()
             if R.random() < 0.7:
                 self.st_comm()
             if R.random() < 0.3 and self.gvars:
                 self.st_gupdate()
+            for (t, _) in self.tvars:
+                self.squash(t)
         # tail: after the last communication, early returns allowed
         self.in_tail = True
         budget = [R.randrange(2, 6)]
@@ -829,7 +909,19 @@ class Prog:
             self.drop_loop("k")
             self.close()
         # the final value
-        if self.gvars and not self.per_rank and R.random() < 0.5:
+        if R.random() < 0.15 and not self.returned_vary:
+            # a last loop whose sum is the whole result (the shape of the
+            # sweep fusion in Reverse.cpp)
+            self.features.add("result summed in the last loop")
+            self.emit("double acc = 0.0;")
+            self.open("for (int k = 0; k < n; k++)", self.n_rep)
+            self.loops.append(("k", "n"))
+            self.emit("acc += x[k] * %s;" % self.vexpr(1))
+            self.drop_loop("k")
+            self.close()
+            e = "acc"
+            final_rep = False
+        elif self.gvars and not self.per_rank and R.random() < 0.5:
             e, _ = self.safe_expr(2, True)
             self.features.add("replicated return")
             final_rep = self.ctrl_rep()
@@ -1082,8 +1174,16 @@ int main(int argc, char **argv) {
    * that unlikely.) */
   double h1 = CF_FLOAT ? 1e-3 : 1e-6;
   double rt = CF_FLOAT ? 3e-3 : 1e-6;
+  /* rounding noise of a difference quotient: eps |J| / h, |J| bounded by the
+   * sum of the absolute terms of the objective (float: float's eps) */
+  double jloc = CF_OUT_REP ? 0.0 : fabs(v0 * cf_rb);
+  for (int i = 0; i < (CF_HAS_Y ? cf_n : 0); i++)
+    jloc += fabs(y0[i] * cf_yb[i]);
+  double jabs = cf_sum(jloc) + (CF_OUT_REP ? fabs(v0 * cf_rb) : 0.0);
+  double noise = 20.0 * (CF_FLOAT ? 1.2e-7 : 2.3e-16) * jabs / h1;
   double fd1 = cf_fd(h1);
   double fscale = scale > fabs(fd1) ? scale : fabs(fd1);
+  fscale += noise / rt;
   double fd = fd1;
   if (!(fabs(fd1 - ad) <= rt * fscale)) {
     double fd2 = cf_fd(2.0 * h1), fd3 = cf_fd(0.1 * h1);
