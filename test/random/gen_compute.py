@@ -7,12 +7,14 @@ COMPUTATION the tool differentiates (gen_programs.py tests communication).
 Each program is one self-contained C file, reproducible from its seed.  It
 holds one function marked twice,
 
-    #pragma mpiad differentiate reverse wrt(x, th, s) output(return[, y])
-            replicated(th[4], m[, s][, n]) varying(x[, s][, n])
+    #pragma mpiad differentiate reverse wrt(x, th, s[, z]) output(return[, y][, z])
+            replicated(th[4], m[, s][, n]) varying(x[, z][, s][, n])
             [semantics(per_rank)] name(cf_b)
-    #pragma mpiad differentiate forward wrt(x, th, s) output(return[, y]) name(cf_d)
-    double cf(const double *x, const double *th, double s, [double *y,]
+    #pragma mpiad differentiate forward wrt(x, th, s[, z]) output(return[, y][, z]) name(cf_d)
+    double cf(const double *x, const double *th, double s, [double *y,] [double *z,]
               int n, int m, MPI_Comm comm)
+
+(y a pure output, written, read back and updated; z an in-place parameter)
 
 whose body is a random sequence of: nested loops (bounds constant, n, m,
 triangular j < i / j > i, decreasing, while with an active exit, do-while),
@@ -785,7 +787,9 @@ class Prog:
                 out.append("static double %s(double a, double b) {" % name)
                 out.append("  double u = a * %s + sin(b);" % c())
                 out.append("  if (a > %s)" % R.choice(["0.5", "1.0"]))
-                out.append("    u = u * a - %s * b;" % c())
+                # u * tanh(a), not u * a: t = h(t, ...) in a loop squared t
+                # each call and overflowed (0 * inf = NaN in the derivative)
+                out.append("    u = u * tanh(a) - %s * b;" % c())
                 out.append("  else")
                 out.append("    u = u + log(1.5 + b * b);")
                 out.append("  return u / (1.25 + 0.5 * tanh(a));")
@@ -836,7 +840,7 @@ class Prog:
                 out.append("static float %s(float a, double b) {" % name)
                 out.append("  float u = a * %sf + (float)sin(b);" % c())
                 out.append("  if (a > 1.0f)")
-                out.append("    u = u * a;")
+                out.append("    u = u * tanhf(a);")
                 out.append("  return u;")
                 out.append("}")
             elif kind == "nest":
