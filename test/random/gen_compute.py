@@ -1256,6 +1256,17 @@ int main(int argc, char **argv) {
         fd = rich2;
       if (fabs(fd4 - ad) < fabs(fd - ad))
         fd = fd4;
+      /* for triage: difference quotients that disagree among themselves
+       * point at the check (a threshold or extreme curvature within the
+       * steps), not at the derivative */
+      double lo = fd1, hi = fd1, c[4] = {fd2, fd3, fd4, fd5};
+      for (int i = 0; i < 4; i++) {
+        lo = c[i] < lo ? c[i] : lo;
+        hi = c[i] > hi ? c[i] : hi;
+      }
+      if (cf_rank == 0 && hi - lo > rt * fscale)
+        printf("note: the difference quotients disagree among themselves (spread %.3g, "
+               "err/scale %.3e)\n", hi - lo, (hi - lo) / fscale);
     }
   }
   cf_check("reverse vs central differences", ad, fd, fscale, rt);

@@ -109,7 +109,8 @@ def one(seed, args, env, wd, mpirun, cflags):
         else:
             s = "CRASH"
         if s != "PASS":
-            bad = [l for l in out.splitlines() if "FAIL" in l or "rror" in l or "central" in l]
+            bad = [l for l in out.splitlines()
+                   if "FAIL" in l or "rror" in l or "central" in l or "note:" in l]
             detail.append("np %d: %s (rc=%s)" % (p, s, rc))
             detail.extend((out.splitlines()[-40:] if args.verbose else (bad or out.splitlines()[-6:]))[:40])
             if status == "PASS" or s == "WRONG":
