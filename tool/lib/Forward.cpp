@@ -307,12 +307,30 @@ public:
       const ExprP &a = call->ops[k];
       args.push_back(a->ptrDepth > 0 ? td(a) : td(a));
     }
-    if (activeRet)
-      args.push_back(mkAddrOf(td(lhs)));
+    // The helper writes the tangent through a pointer to the callee's return
+    // type. A target of another floating type (float t = a double function)
+    // gets it through a temporary of that type: passing &t_d would write 8
+    // bytes into a float.
+    Var *retTmp = nullptr;
+    if (activeRet) {
+      if (lhs->type == cf->ret.elem && s->op == "=") {
+        args.push_back(mkAddrOf(td(lhs)));
+      } else {
+        CType tt;
+        tt.elem = cf->ret.elem;
+        tt.base = cf->ret.elemName();
+        retTmp = F.newVar(unique("mpiad_ret_d"), tt, Var::Synthetic);
+        retTemps[retTmp] = retTmp;
+        args.push_back(mkAddrOf(mkVar(retTmp)));
+      }
+    }
     ExprP c = mkCall(*name, args, call->type, call->ptrDepth);
-    if (lhs)
-      return {mkAssign(lhs, s->op, c)};
-    return {mkExprStmt(c)};
+    if (!lhs)
+      return {mkExprStmt(c)};
+    Block out{mkAssign(lhs, s->op, c)};
+    if (retTmp)
+      out.push_back(mkAssign(td(lhs), s->op, mkVar(retTmp)));
+    return out;
   }
 
   // --- communication ----------------------------------------------------
@@ -346,8 +364,13 @@ public:
       all[kv.second] = kv.second;
     for (const auto &kv : scratchTangents)
       all[kv.second] = kv.second;
+    for (const auto &kv : retTemps)
+      all[kv.second] = kv.second;
     return all;
   }
+
+  /// Temporaries that receive a callee's return tangent (userCall).
+  std::map<Var *, Var *> retTemps;
 
   Var *standIn(Var *v, bool write) {
     std::map<Var *, Var *> &m = write ? scratchTangents : zeroTangents;

@@ -896,13 +896,32 @@ public:
     }
     std::vector<ExprP> args;
     std::vector<bool> dataRead;
+    Block argAdjoints; // adjoints received through temporaries, added after
     for (size_t k = 0; k < call->ops.size(); ++k) {
       args.push_back(call->ops[k]);
       dataRead.push_back(k >= names->readsData.size() || names->readsData[k]);
       if (!mask[k])
         continue;
       const ExprP &a = call->ops[k];
-      args.push_back(a->ptrDepth > 0 ? sh(a) : mkAddrOf(sh(a)));
+      const CType &pt = cf->params[k]->type;
+      // (The argument expression carries the converted type; its
+      // variable's own type is what the shadow has.)
+      Var *av = baseVar(a);
+      if (a->ptrDepth == 0 && av && av->type.elem != pt.elem) {
+        // A float variable passed to a double parameter (or the reverse):
+        // the helper adds into a pointer to the parameter's type, so the
+        // adjoint goes through a temporary of that type (&v_b would be a
+        // float * read and written as a double *).
+        CType tt;
+        tt.elem = pt.elem;
+        tt.base = pt.elemName();
+        Var *tmp = newSynth("mpiad_t" + std::to_string(++tmpCount), tt);
+        rev.push_back(mkDecl(tmp, mkInt(0)));
+        args.push_back(mkAddrOf(mkVar(tmp)));
+        argAdjoints.push_back(mkAssign(sh(a), "+=", mkVar(tmp)));
+      } else {
+        args.push_back(a->ptrDepth > 0 ? sh(a) : mkAddrOf(sh(a)));
+      }
       dataRead.push_back(true);
     }
     // `v = f(v, ...)`: the call adds to v's adjoint, so the seed is taken
@@ -924,6 +943,7 @@ public:
     rev.push_back(mkExprStmt(revCall));
     if (activeRet && s->op == "=" && !seedFirst)
       rev.push_back(mkAssign(sh(lhs), "=", mkInt(0)));
+    append(rev, argAdjoints);
     append(rev, restoreArgs);
     return {fwd, rev};
   }
