@@ -1,7 +1,5 @@
 //===- Emit.cpp - Parse, attach pragmas, generate, splice -----------------===//
 #include "Emit.h"
-
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "Frontend.h"
 #include "Pragma.h"
 #include "Reverse.h"
