@@ -11,7 +11,7 @@
 #   the two GPU samples, lit.cuda/exec.c's program and the GPU benchmark) and
 #   copies them, with Open MPI's files from the installed Debian packages
 #   (libraries, plugins, mpirun/orted, help texts), into STAGE_DIR
-#   (default .dev, which .git/info/exclude should list).
+#   (default .dev, which .gitignore lists).
 # run (on the GPU machine): installs the staged Open MPI where nothing is,
 #   finds NCCL, and runs every check, each at the rank counts the suite uses,
 #   then compute-sanitizer (memcheck, racecheck) on the samples and the
