@@ -89,14 +89,6 @@ bool isDevicePtr(const Var *v) {
   return v && v->type.ptrDepth > 0 && v->type.dims.empty();
 }
 
-void visitExpr(const ExprP &e, const std::function<void(const Expr &)> &fn) {
-  if (!e)
-    return;
-  fn(*e);
-  for (const ExprP &o : e->ops)
-    visitExpr(o, fn);
-}
-
 /// The expressions of one statement, not of its sub-blocks.
 void visitOwnExprs(const Stmt &s, const std::function<void(const Expr &)> &fn) {
   visitExpr(s.lhs, fn);

@@ -133,6 +133,14 @@ ExprP mkOpaque(const std::string &text, std::vector<Var *> vars, Scalar type) {
   return e;
 }
 
+void visitExpr(const ExprP &e, const std::function<void(const Expr &)> &fn) {
+  if (!e)
+    return;
+  fn(*e);
+  for (const ExprP &o : e->ops)
+    visitExpr(o, fn);
+}
+
 void collectVars(const ExprP &e, std::set<Var *> &out) {
   if (!e)
     return;

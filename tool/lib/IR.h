@@ -9,6 +9,7 @@
 #define MPIAD_IR_H
 
 #include "clang/Basic/SourceLocation.h"
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -168,6 +169,8 @@ ExprP mkOpaque(const std::string &text, std::vector<Var *> vars = {},
 
 /// Every variable an expression reads (including index expressions).
 void collectVars(const ExprP &e, std::set<Var *> &out);
+/// Calls fn on e and on every operand below it, parents first.
+void visitExpr(const ExprP &e, const std::function<void(const Expr &)> &fn);
 /// The variable an lvalue / buffer expression is rooted at (a[i], *p, &a[k],
 /// p + k), or null.
 Var *baseVar(const ExprP &e);

@@ -1832,34 +1832,22 @@ public:
     // Nor does the code after L push anything else (the branch taken, an
     // early return's flag): its adjoint, run first, would pop what the
     // forward half has not pushed yet.
-    std::function<bool(const ExprP &)> tapeExpr = [&](const ExprP &e) {
-      if (!e)
-        return false;
-      if (e->kind == Expr::Call && (e->text.rfind("mpiad_push", 0) == 0 ||
-                                    e->text.rfind("mpiad_pop", 0) == 0))
-        return true;
-      for (const ExprP &o : e->ops)
-        if (tapeExpr(o))
-          return true;
-      return false;
-    };
-    std::function<bool(const Block &)> tapeBlock = [&](const Block &b) {
-      for (const StmtP &st : b) {
-        if (tapeExpr(st->lhs) || tapeExpr(st->rhs) || tapeExpr(st->cond))
-          return true;
-        for (const ExprP &a : st->comm.args)
-          if (tapeExpr(a))
-            return true;
-        for (const StmtP &p : {st->init, st->step})
-          if (p && tapeBlock(Block{p}))
-            return true;
-        if (tapeBlock(st->body) || tapeBlock(st->elseBody))
-          return true;
-      }
-      return false;
+    auto usesTape = [](const Block &b) {
+      bool tape = false;
+      walk(b, [&](Stmt &st, const WalkCtx &) {
+        auto isTapeCall = [&](const Expr &e) {
+          tape |= e.kind == Expr::Call && (e.text.rfind("mpiad_push", 0) == 0 ||
+                                           e.text.rfind("mpiad_pop", 0) == 0);
+        };
+        for (const ExprP &e : {st.lhs, st.rhs, st.cond})
+          visitExpr(e, isTapeCall);
+        for (const ExprP &a : st.comm.args)
+          visitExpr(a, isTapeCall);
+      });
+      return tape;
     };
     for (size_t k = L + 1; k < F.body.size(); ++k)
-      if (tapeBlock(topLevel[k].first) || tapeBlock(topLevel[k].second))
+      if (usesTape(topLevel[k].first) || usesTape(topLevel[k].second))
         return false;
     // The adjoint of the code after L reads no forward values.
     Block revTail;
@@ -2150,50 +2138,35 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       activeArray = activeArray.empty() ? p->userName : activeArray;
   if (!activeArray.empty()) {
     std::set<std::string> reported;
-    std::function<void(const ExprP &, clang::SourceLocation)> scan =
-        [&](const ExprP &e, clang::SourceLocation at) {
-          if (!e)
-            return;
-          if (e->kind == Expr::Index && !e->ops.empty()) {
-            const ExprP &b = e->ops[0];
-            if (b->kind == Expr::Opaque && !b->ops.empty() &&
-                (b->text.rfind("->", 0) == 0 || b->text.rfind(".", 0) == 0) &&
-                b->ptrDepth >= 1 &&
-                (b->type == Scalar::Float || b->type == Scalar::Double)) {
-              std::string field = printExpr(b);
-              if (reported.insert(field).second) {
-                diag_.error(e->loc.isValid() ? e->loc : at,
-                            "floating-point data read through the pointer "
-                            "field '" + field +
-                                "' counts as a constant, which is wrong if it "
-                                "points into '" + activeArray +
-                                "' or another differentiated array; pass the "
-                                "array as a parameter and read it there, or, "
-                                "if it is constant data, read it through a "
-                                "local pointer (const double *m = " +
-                                field + ";)");
-                ok = false;
-              }
-            }
-          }
-          for (const ExprP &o : e->ops)
-            scan(o, at);
-        };
-    std::function<void(const Block &)> scanBlock = [&](const Block &b) {
-      for (const StmtP &st : b) {
-        scan(st->lhs, st->loc);
-        scan(st->rhs, st->loc);
-        scan(st->cond, st->loc);
-        for (const ExprP &a : st->comm.args)
-          scan(a, st->loc);
-        for (const StmtP &q : {st->init, st->step})
-          if (q)
-            scanBlock(Block{q});
-        scanBlock(st->body);
-        scanBlock(st->elseBody);
-      }
-    };
-    scanBlock(F.body);
+    walk(F.body, [&](Stmt &st, const WalkCtx &) {
+      auto check = [&](const Expr &e) {
+        if (e.kind != Expr::Index || e.ops.empty())
+          return;
+        const ExprP &b = e.ops[0];
+        if (b->kind != Expr::Opaque || b->ops.empty() ||
+            !(b->text.rfind("->", 0) == 0 || b->text.rfind(".", 0) == 0) ||
+            b->ptrDepth < 1 ||
+            !(b->type == Scalar::Float || b->type == Scalar::Double))
+          return;
+        std::string field = printExpr(b);
+        if (!reported.insert(field).second)
+          return;
+        diag_.error(e.loc.isValid() ? e.loc : st.loc,
+                    "floating-point data read through the pointer field '" +
+                        field +
+                        "' counts as a constant, which is wrong if it points "
+                        "into '" + activeArray +
+                        "' or another differentiated array; pass the array as "
+                        "a parameter and read it there, or, if it is constant "
+                        "data, read it through a local pointer (const double "
+                        "*m = " + field + ";)");
+        ok = false;
+      };
+      for (const ExprP &x : {st.lhs, st.rhs, st.cond})
+        visitExpr(x, check);
+      for (const ExprP &x : st.comm.args)
+        visitExpr(x, check);
+    });
   }
   if (ann.outputs.empty() && !F.ret.isFloatingScalar()) {
     diag_.error(ann.loc, "'" + F.name +
