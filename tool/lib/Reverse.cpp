@@ -1981,6 +1981,7 @@ std::string Module::uniqueName(const std::string &want) {
 static bool runPipeline(Module &M, Function &F, Request &R,
                         std::unique_ptr<ReverseGen> &gen, Pair &sweeps) {
   Diag &diag = M.diag_;
+  inlineCommunicatingCallees(F, M.fe_);
   if (!normalize(F, M.fe_, diag))
     return false;
   analyzeActivity(F, R, M.fe_, diag);
@@ -2780,9 +2781,11 @@ const Module::CalleeNames *Module::callee(const std::string &name,
   });
   if (commActive) {
     diag_.error(loc, "'" + name + "' communicates values that carry "
-                                  "derivatives; communication inside called "
-                                  "functions is not supported yet (call MPI "
-                                  "from the marked function)");
+                                  "derivatives and cannot be inlined into its "
+                                  "caller: mpiad differentiates communication "
+                                  "in a helper by inlining it, which needs "
+                                  "its only 'return' to be its last statement "
+                                  "and no recursion");
     return nullptr;
   }
   // Live-in values of the reverse sweep: pushed at the end of the forward
