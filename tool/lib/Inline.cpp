@@ -13,6 +13,12 @@
 // pointer aliasing and its matching of reversed messages (a request posted
 // in one helper and completed in another is one set in the caller).
 //
+// The same is done for a call that passes two different pointers into one
+// array to a helper that writes through one of them (the two planes of a
+// grid, `update(&u[iz * plane], &u[(1 - iz) * plane])`): inlined, the writes
+// are writes into the caller's array, whose analyses treat it as one, where a
+// separate helper could not know whether the two regions overlap.
+//
 // The primal that the user calls is unchanged; only the generated adjoint
 // and its forward sweep contain the inlined body, inside a `{ }` block that
 // starts with a comment naming the call.  A call
@@ -101,6 +107,27 @@ private:
     return e;
   }
 
+  /// Does the call pass two different pointers into one array, at least one
+  /// of which the callee writes through (`update(&u[iz * plane],
+  /// &u[(1 - iz) * plane])`, two planes of one grid)?  A helper cannot tell
+  /// whether they overlap; inlined, the writes are writes into the caller's
+  /// array, which the caller's analyses treat as one.
+  bool overlapping(const Stmt &s, const Function *cf) const {
+    const ExprP &call = *callOf(s);
+    const std::vector<bool> &written = writtenParams(cf, fe);
+    size_t n = std::min(call->ops.size(), cf->params.size());
+    for (size_t k = 0; k < n; ++k)
+      for (size_t j = 0; j < k; ++j) {
+        const ExprP &a = call->ops[k], &b = call->ops[j];
+        if (a->ptrDepth == 0 || b->ptrDepth == 0 || !(written[j] || written[k]))
+          continue;
+        Var *va = baseVar(a), *vb = baseVar(b);
+        if (va && va == vb && printExpr(a) != printExpr(b))
+          return true;
+      }
+    return false;
+  }
+
   /// Can cf's body be spliced in: one return at most, as its last
   /// statement, and no array-typed parameters?
   static bool inlinable(const Function &cf) {
@@ -136,7 +163,7 @@ private:
   /// Appends the inlined form of `s` to `out`; false when `s` stays a call.
   bool expand(const StmtP &s, Block &out, int depth) {
     const Function *cf = calleeOf(*s);
-    if (!cf || depth >= 16 || !communicates(cf))
+    if (!cf || depth >= 16 || !(communicates(cf) || overlapping(*s, cf)))
       return false;
     const clang::FunctionDecl *fd = fe.decl(cf);
     if (!fd)
