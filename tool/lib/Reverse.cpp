@@ -2088,6 +2088,19 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       ok = false;
     }
   }
+  // A floating return value that output(...) leaves out is not differentiated:
+  // with output(u) alone, F_b takes no seed for it.  Almost always the user
+  // meant output(return, u).
+  bool hasReturn = false;
+  for (const auto &o : ann.outputs)
+    hasReturn |= o.first == "return";
+  if (!ann.outputs.empty() && !hasReturn && F.ret.isFloatingScalar())
+    diag_.warning(ann.outputs.front().second,
+                  "the return value of '" + F.name +
+                      "' is not an output: output(...) does not list "
+                      "'return', so the adjoint takes no seed for it; write "
+                      "output(return, ...) if the returned value is (part "
+                      "of) the objective");
   for (const auto &r : ann.replicated) {
     if (!param(r.first)) {
       diag_.error(r.second, "'" + r.first +
