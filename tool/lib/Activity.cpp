@@ -206,11 +206,13 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
   for (Var *p : f.params) {
     if (p->active && p->type.ptrDepth > 0 &&
         !named(req.ann.wrt, p->userName) &&
-        !named(req.ann.outputs, p->userName))
+        !named(req.ann.outputs, p->userName) &&
+        !named(req.ann.scratch, p->userName))
       diag.error(p->loc, "parameter '" + p->userName +
                              "' carries derivatives but has no shadow; add it "
-                             "to wrt(...) or output(...), or copy it into a "
-                             "local buffer");
+                             "to wrt(...) or output(...), or to scratch(...) "
+                             "if it is a work array whose contents on entry "
+                             "and exit do not matter");
   }
   // wrt parameters written by the function must also be outputs.
   for (const Flow &fl : flows) {

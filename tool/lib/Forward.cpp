@@ -575,10 +575,31 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
   bool retOut = ann.outputs.empty() ? true : named(ann.outputs, "return");
   std::vector<std::string> params;
   std::set<Var *> skip;
+  Block epilogue;
+  Block prologue;
   for (Var *p : F.params) {
     params.push_back(printDecl(*p));
     bool wrt = named(ann.wrt, p->userName),
          outp = named(ann.outputs, p->userName);
+    if (named(ann.scratch, p->userName)) {
+      // A work array: its tangent is allocated (zeroed) here, freed at the
+      // end; the caller passes none.
+      if (p->active) {
+        ExprP len = scratchLength(F, ann, p);
+        if (!len)
+          return false;
+        Var *t = G.tangent(p);
+        prologue.push_back(mkAssign(
+            mkVar(t), "=",
+            mkCall("mpiad_alloc_zeroed",
+                   {len, mkOpaque("sizeof(" + p->type.elemName() + ")"),
+                    mkOpaque("\"" + R.outName + "\""),
+                    mkOpaque("\"" + p->userName + "\""), mkOpaque(mainComm(F))},
+                   Scalar::Void, 1)));
+        epilogue.push_back(mkExprStmt(mkCall("free", {mkVar(t)}, Scalar::Void)));
+      }
+      continue;
+    }
     if (!wrt && !outp)
       continue;
     Var *t = G.tangent(p);
@@ -591,7 +612,6 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
     params.push_back(printDecl(decl));
   }
   std::string dotName;
-  Block epilogue;
   if (retOut && F.retVar) {
     dotName = G.unique(F.name + "_dot");
     params.push_back("double *" + dotName);
@@ -608,6 +628,7 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
   for (size_t i = 0; i < params.size(); ++i)
     sig += (i ? ", " : "") + params[i];
   sig += ")";
+  body.insert(body.begin(), prologue.begin(), prologue.end());
   Block all = body;
   append(all, epilogue);
   std::set<Var *> used;

@@ -249,6 +249,13 @@ struct Annotation {
   std::map<std::string,
            std::vector<std::pair<std::string, clang::SourceLocation>>>
       replicatedLenNames;
+  // scratch(p[LEN], ...): work arrays whose contents on entry and exit do
+  // not matter; the adjoint allocates their shadows itself.
+  std::vector<std::pair<std::string, clang::SourceLocation>> scratch;
+  std::map<std::string, std::string> scratchLen;
+  std::map<std::string,
+           std::vector<std::pair<std::string, clang::SourceLocation>>>
+      scratchLenNames;
   std::string name;
   bool perRank = false;
 };

@@ -225,6 +225,10 @@ void MpiadPragmaHandler::HandlePragma(Preprocessor &PP,
         if (!p.nameList(rec.ann.replicated, &rec.ann.replicatedLen, false,
                         &rec.ann.replicatedLenNames))
           return;
+      } else if (clause == "scratch") {
+        if (!p.nameList(rec.ann.scratch, &rec.ann.scratchLen, false,
+                        &rec.ann.scratchLenNames))
+          return;
       } else if (clause == "varying") {
         if (!p.nameList(rec.ann.varying, nullptr, false))
           return;
@@ -253,7 +257,7 @@ void MpiadPragmaHandler::HandlePragma(Preprocessor &PP,
       } else {
         p.error(clauseLoc, "unknown clause '" + clause +
                                "' in '#pragma mpiad differentiate' (expected "
-                               "wrt, output, replicated, varying, name, "
+                               "wrt, output, replicated, varying, scratch, name, "
                                "semantics, reverse or forward)");
         return;
       }

@@ -2043,6 +2043,28 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   return !gen->failed && !diag.hasErrors();
 }
 
+/// The length of scratch array `p`: scratch(p[LEN]) as written, else
+/// inferred from its uses (Length.cpp); null after an error.
+ExprP Module::scratchLength(Function &F, const Annotation &ann, Var *p) {
+  auto it = ann.scratchLen.find(p->userName);
+  if (it != ann.scratchLen.end())
+    return mkOpaque("(" + it->second + ")");
+  std::string why;
+  clang::SourceLocation where;
+  ExprP len = inferLength(F, p, why, fe_, &where);
+  if (!len) {
+    diag_.error(p->loc, "cannot infer the length of scratch array '" +
+                            p->userName + "'" +
+                            (why.empty() ? "" : " (from '" + why + "')") +
+                            "; write scratch(" + p->userName +
+                            "[LENGTH]) in the pragma");
+    if (where.isValid())
+      diag_.note(where, "the extent of this use cannot be bounded by loop "
+                        "counters and unchanged parameters");
+  }
+  return len;
+}
+
 bool Module::checkClauses(Function &F, const Annotation &ann) {
   // Clause checks: names exist and have a suitable type.
   auto param = [&](const std::string &n) -> Var * {
@@ -2140,6 +2162,40 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       ok = false;
     }
   }
+  for (const auto &sc : ann.scratch) {
+    Var *p = param(sc.first);
+    if (!p) {
+      diag_.error(sc.second, "'" + sc.first +
+                                 "' in scratch(...) is not a parameter of '" +
+                                 F.name + "'");
+      ok = false;
+    } else if (!p->type.isFloatingElem() || p->type.ptrDepth != 1 ||
+               p->type.isConst) {
+      diag_.error(sc.second, "scratch parameter '" + sc.first +
+                                 "' must be a non-const pointer to "
+                                 "float/double");
+      ok = false;
+    } else if (named(ann.wrt, sc.first) || named(ann.outputs, sc.first)) {
+      diag_.error(sc.second, "'" + sc.first +
+                                 "' is a work array in scratch(...) and also "
+                                 "an input or output; a scratch array's "
+                                 "contents on entry and exit do not matter, "
+                                 "so keep only one of the clauses");
+      ok = false;
+    }
+    auto names = ann.scratchLenNames.find(sc.first);
+    if (names == ann.scratchLenNames.end())
+      continue;
+    for (const auto &n : names->second) {
+      Var *q = param(n.first);
+      if (!q || q->type.ptrDepth != 0 || q->type.elem != Scalar::Int) {
+        diag_.error(n.second, "'" + n.first + "' in the length of scratch(" +
+                                  sc.first +
+                                  "[...]) must be an integer parameter");
+        ok = false;
+      }
+    }
+  }
   // Floating data read through a pointer kept in a struct field is a
   // constant to the analyses (fields carry no derivative).  When the field
   // may point into a differentiated array, the gradient would miss every
@@ -2203,6 +2259,8 @@ static std::vector<std::string> unclassifiedInputs(const Function &F,
     if (named(ann.replicated, n) || named(ann.varying, n))
       continue;
     if (named(ann.outputs, n) && !named(ann.wrt, n))
+      continue;
+    if (named(ann.scratch, n)) // contents on entry do not matter
       continue;
     std::string base = p->type.base;
     if (base.rfind("const ", 0) == 0)
@@ -2397,6 +2455,29 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
   for (Var *p : F.params) {
     params.push_back(printDecl(*p));
     bool wrt = named(ann.wrt, p->userName), outp = named(ann.outputs, p->userName);
+    if (named(ann.scratch, p->userName)) {
+      // A work array: its shadow is allocated (zeroed) here and freed at
+      // the end; the caller passes none.
+      if (p->active) {
+        ExprP len = scratchLength(F, ann, p);
+        if (!len)
+          return false;
+        Var *sh = G.shadow(p);
+        std::string elem = sh->type.base;
+        ExprP alloc =
+            cuda ? mkCall("calloc", {len, mkOpaque("sizeof(" + elem + ")")},
+                          Scalar::Void, 1)
+                 : mkCall("mpiad_alloc_zeroed",
+                          {len, mkOpaque("sizeof(" + elem + ")"),
+                           mkOpaque("\"" + R.outName + "\""),
+                           mkOpaque("\"" + p->userName + "\""),
+                           mkOpaque(comm)},
+                          Scalar::Void, 1);
+        prologue.push_back(mkDecl(sh, alloc));
+        epilogue.push_back(mkExprStmt(mkCall("free", {mkVar(sh)}, Scalar::Void)));
+      }
+      continue;
+    }
     if (!wrt && !outp)
       continue;
     CType st = p->type;
@@ -2633,6 +2714,9 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
        << (retRepl.empty() ? "" : " (" + retRepl + ")") << "\n"
        << " *   replicated:   " << list(ann.replicated) << "\n"
        << " *   varying:      " << list(ann.varying) << "\n";
+  if (!ann.scratch.empty())
+    head << " *   scratch:      " << list(ann.scratch)
+         << " (work arrays: their adjoints are allocated here)\n";
   std::string sig = retType + " " + R.outName + "(";
   for (size_t i = 0; i < params.size(); ++i)
     sig += (i ? ", " : "") + params[i];

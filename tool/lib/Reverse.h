@@ -54,6 +54,7 @@ public:
                                    bool activeReturn, clang::SourceLocation loc);
   /// Checks the pragma's clauses against the function; false on error.
   bool checkClauses(Function &F, const Annotation &ann);
+  ExprP scratchLength(Function &F, const Annotation &ann, Var *p);
   /// Gives every variable of F a unique printed name.
   void nameVariables(Function &F);
   /// Key of one specialisation of a callee: name and activity pattern.

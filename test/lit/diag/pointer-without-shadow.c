@@ -11,7 +11,7 @@
 // KEEP-NOT: {{.}}
 
 #pragma mpiad differentiate wrt(x)
-// CHECK: {{.*}}pointer-without-shadow.c:[[@LINE+1]]:28: error: parameter 'work' carries derivatives but has no shadow; add it to wrt(...) or output(...), or copy it into a local buffer
+// CHECK: {{.*}}pointer-without-shadow.c:[[@LINE+1]]:28: error: parameter 'work' carries derivatives but has no shadow; add it to wrt(...) or output(...), or to scratch(...) if it is a work array whose contents on entry and exit do not matter
 double f(double x, double *work) {
   work[0] = x * x;
   return work[0];
