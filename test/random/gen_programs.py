@@ -47,6 +47,10 @@ posts of its phase, blocking rings let rank 0 send first, or Sendrecv):
   test_free     a ring/permutation phase whose completion uses MPI_Test,
                 MPI_Testall (flags never read) or MPI_Request_free
 
+Half of the phases are moved into static helpers rg_phK(a, b, y, r, P, comm)
+(one level) or called through rg_phK_outer (two levels), sometimes with the
+communicator passed through a local: communication where real programs put it.
+
 Program s features kind KINDS[s % len(KINDS)], so any len(KINDS) consecutive
 seeds cover every kind.  main() runs the generated adjoint through
 test/lit/Inputs/hx_case.h (central differences, primal outputs, seeds zeroed,
@@ -84,6 +88,7 @@ class Gen:
         self.k = 0  # phase counter (names, tags)
         self.need_final_barrier = False
         self.kinds_used = []
+        self.helpers = []  # static helpers holding phases (to_helper)
 
     # ---- emission helpers ------------------------------------------------
     def emit(self, s=""):
@@ -642,7 +647,11 @@ class Gen:
             self.k += 1
             self.emit("")
             self.emit("/* ---- phase %d: %s ---- */" % (self.k, kind))
+            start = len(self.lines)
             getattr(self, "ph_" + kind)()
+            place = self.rng.choice(["inline", "inline", "helper", "helper2"])
+            if place != "inline":
+                self.to_helper(start, place == "helper2")
         self.emit("")
         self.block("for (int i = 0; i < N; i++)")
         self.emit("y[i] += %s * a[i] + %s * b[(i + 1) %% N];" % (self.rcoef(), self.coef()))
@@ -650,6 +659,36 @@ class Gen:
         if self.need_final_barrier:
             self.emit("/* freed send requests: their receives are complete after this */")
             self.emit("MPI_Barrier(comm);")
+
+    def to_helper(self, start, two_levels):
+        """Moves the phase emitted from self.lines[start:] into a static helper
+        (and, for two levels, a second helper that calls it and mixes a into
+        y), replaced by a call; the caller sometimes passes the communicator
+        through a local."""
+        body = self.lines[start:]
+        del self.lines[start:]
+        name = "rg_ph%d" % self.k
+        params = "double *a, double *b, double *y, int r, int P, MPI_Comm comm"
+        h = ["static void %s(%s) {" % (name, params),
+             "  (void)a; (void)b; (void)y; (void)r; (void)P; (void)comm;"]
+        h.extend(body)
+        h.append("}")
+        self.helpers.extend(h + [""])
+        callee = name
+        if two_levels:
+            outer = name + "_outer"
+            self.helpers.extend([
+                "static void %s(%s) {" % (outer, params),
+                "  %s(a, b, y, r, P, comm);" % name,
+                "  for (int i = 0; i < N; i++)",
+                "    y[i] += %s * a[i];" % self.coef(),
+                "}", ""])
+            callee = outer
+        comm = "comm"
+        if self.rng.random() < 0.3:
+            comm = "c%d" % self.k
+            self.emit("MPI_Comm %s = comm;" % comm)
+        self.emit("%s(a, b, y, r, P, %s);" % (callee, comm))
 
     def program(self):
         sem = self.rng.choice(["global", "per_rank"])
@@ -674,6 +713,7 @@ class Gen:
         out.append("#define MAXP 4")
         out.append("#define RG_SEED %d" % self.seed)
         out.append("")
+        out.extend(self.helpers)
         out.append("#pragma mpiad differentiate wrt(x) output(y) varying(x) name(rg_f_b) semantics(%s)" % sem)
         out.append("void rg_f(const double *x, double *y, MPI_Comm comm) {")
         out.extend(self.lines)
