@@ -191,6 +191,30 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
                                 "' would carry derivatives; pass it as a "
                                 "parameter instead");
   }
+  // A pointer variable holding the address of a floating scalar (`double *v
+  // = &s;`) would be a second name for s that the analyses do not follow
+  // (they follow pointers into arrays, not into scalars): refuse.
+  walk(f.body, [&](Stmt &s, const WalkCtx &) {
+    Var *t = s.kind == Stmt::Decl ? s.var
+             : s.kind == Stmt::Assign && s.lhs && s.lhs->kind == Expr::VarRef
+                 ? s.lhs->var
+                 : nullptr;
+    if (!t || t->type.ptrDepth == 0 || !s.rhs)
+      return;
+    const Var *addr = nullptr;
+    visitExpr(s.rhs, [&](const Expr &e) {
+      if (!addr && e.kind == Expr::AddrOf && e.ops[0]->kind == Expr::VarRef &&
+          e.ops[0]->var->type.isFloatingScalar())
+        addr = e.ops[0]->var;
+    });
+    if (addr)
+      diag.error(s.loc, "pointer '" + t->userName + "' is set to the address "
+                        "of the scalar '" + addr->userName +
+                        "'; the analyses do not follow pointers to scalars: "
+                        "use '" + addr->userName + "' directly, or make it a "
+                        "one-element array (double " + addr->userName +
+                        "[1])");
+  });
   walk(f.body, [&](Stmt &s, const WalkCtx &) {
     if (s.kind == Stmt::Assign || s.kind == Stmt::ExprStmt ||
         s.kind == Stmt::Decl) {

@@ -37,7 +37,9 @@
 // the caller from then on; clashing names are made unique later by
 // Module::nameVariables.  Helpers are not inlined, and keep the error of
 // Reverse.cpp, when they return from anywhere but their last statement, take
-// array-typed parameters, or are recursive (inlining stops at depth 16).
+// array-typed parameters, or are recursive (inlining stops at depth 16).  A
+// floating scalar passed by address goes through a one-element array (see
+// expand).
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
@@ -175,19 +177,59 @@ private:
     if (call->ops.size() != body->params.size())
       return false;
 
-    Block inl;
+    Block inl, copyBack;
     inl.push_back(mkComment("inlined: " + printExpr(call)));
+    // A floating scalar passed by address (`gsum(&s, comm)`) is copied into
+    // a one-element array that the parameter points to, and copied back
+    // after the body: the analyses follow pointers into arrays, not into
+    // scalars.  The same scalar passed twice shares one array.
+    std::map<Var *, Var *> byAddress;
+    std::vector<ExprP> args = call->ops;
+    for (ExprP &a : args) {
+      if (a->kind != Expr::AddrOf || a->ops[0]->kind != Expr::VarRef ||
+          !a->ops[0]->var->type.isFloatingScalar())
+        continue;
+      Var *sv = a->ops[0]->var;
+      Var *&arr = byAddress[sv];
+      if (!arr) {
+        CType t = sv->type;
+        t.dims = {"1"};
+        if (t.base.rfind("const ", 0) == 0)
+          t.base = t.base.substr(6);
+        t.isConst = false;
+        arr = F.newVar(sv->userName + "_ref", t, Var::Local);
+        StmtP d = mkDecl(arr);
+        d->loc = s->loc;
+        inl.push_back(d);
+        StmtP in = mkAssign(mkIndex(mkVar(arr), mkInt(0)), "=", mkVar(sv));
+        in->loc = s->loc;
+        inl.push_back(in);
+        StmtP out = mkAssign(mkVar(sv), "=", mkIndex(mkVar(arr), mkInt(0)));
+        out->loc = s->loc;
+        copyBack.push_back(out);
+      }
+      auto r = std::make_shared<Expr>(*mkVar(arr));
+      r->ptrDepth = 1; // the array decays to a pointer
+      a = r;
+    }
     for (size_t k = 0; k < body->params.size(); ++k) {
       Var *p = body->params[k];
       p->kind = Var::Local;
-      StmtP d = mkDecl(p, call->ops[k]);
+      StmtP d = mkDecl(p, args[k]);
       d->loc = s->loc;
       inl.push_back(d);
     }
     Block cb = std::move(body->body);
+    StmtP ret;
     if (!cb.empty() && cb.back()->kind == Stmt::Return) {
-      StmtP ret = cb.back();
+      ret = cb.back();
       cb.pop_back();
+    }
+    // The callee's writes through the pointer land before the call's value
+    // is assigned (`s = f(&s)` keeps the returned value).
+    for (StmtP &x : copyBack)
+      cb.push_back(x);
+    if (ret) {
       if (ret->rhs && s->kind == Stmt::Assign) {
         StmtP a = mkAssign(s->lhs, "=", ret->rhs);
         a->loc = ret->loc;
@@ -196,7 +238,7 @@ private:
         StmtP a = mkAssign(mkVar(s->var), "=", ret->rhs);
         a->loc = ret->loc;
         cb.push_back(a);
-      } else if (ret->rhs) {
+      } else if (ret->rhs && ret->rhs->kind == Expr::Call) {
         StmtP a = mkExprStmt(ret->rhs); // result unused: still evaluated
         a->loc = ret->loc;
         cb.push_back(a);
