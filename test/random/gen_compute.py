@@ -27,8 +27,10 @@ written, a pointer to a scalar, called several times, sometimes with the same
 pointer for two arguments), math.h calls kept away from singularities (sin,
 cos, tanh, atan, exp of bounded values, log / sqrt / pow of 1.5 + v * v),
 integer index arithmetic (x[(i * 3 + j) % n]), float locals and float math in
-some programs, MPI_Allreduce SUM / MAX / PROD (scalar, in place, array, float)
-and point-to-point rings (MPI_Sendrecv, Isend/Irecv/Waitall).
+some programs, MPI_Allreduce SUM / MAX / PROD (scalar, in place, array, float),
+the same in static helpers (a global sum returned, a helper calling it, a scalar
+summed in place through its address) and point-to-point rings (MPI_Sendrecv,
+Isend/Irecv/Waitall).
 
 Replication is tracked by construction, so that the test knows what the tool
 must conclude (docs/semantics.md): x is varying, th and m replicated, s and n
@@ -95,6 +97,7 @@ class Prog:
         self.local_scopes = []  # (int local, control depth of its block)
         self.y_ready = False
         self.callee_text = []
+        self.comm_helpers = set()  # communicating helpers used (COMM_HELPERS)
         self.features = set()
 
     # ---- emission --------------------------------------------------------
@@ -642,11 +645,31 @@ class Prog:
     # ---- communication (top level only) ------------------------------------
     def st_comm(self):
         R = self.rng
-        k = R.randrange(9)
+        k = R.randrange(11)
         self.tmp += 1
         q = self.tmp
         t = self.pick_t(True)[0]
-        if k <= 1:
+        if k >= 9:
+            # communication in helpers (inlined by the tool): a global sum
+            # returned, or (two levels) a mean of squares built on it, or a
+            # scalar summed in place through its address
+            g = "g%d" % q
+            form = R.randrange(3)
+            if form == 0:
+                self.features.add("Allreduce in a helper")
+                self.comm_helpers.add("gsum")
+                self.emit("double %s = cf_gsum(%s, comm);" % (g, t))
+            elif form == 1:
+                self.features.add("helper calling a communicating helper")
+                self.comm_helpers.update(["gsum", "gmsq"])
+                self.emit("double %s = cf_gmsq(%s, %s, comm);" % (g, t, self.vexpr(1)))
+            else:
+                self.features.add("scalar summed in place by a helper")
+                self.comm_helpers.add("gsum_inplace")
+                self.emit("double %s = %s;" % (g, self.vexpr(1)))
+                self.emit("cf_gsum_inplace(&%s, comm);" % g)
+            self.gvars.append(g)
+        elif k <= 1:
             self.features.add("Allreduce SUM")
             g = "g%d" % q
             self.emit("double %s = 0.0;" % g)
@@ -1013,6 +1036,9 @@ class Prog:
         hdr.append("#define CF_M0 %d" % self.m0)
         hdr.append("#define CF_SEED %dULL" % self.seed)
         hdr.append("")
+        for h in ["gsum", "gmsq", "gsum_inplace"]:  # gmsq calls gsum: after it
+            if h in self.comm_helpers:
+                hdr.extend(COMM_HELPERS[h])
         hdr.extend(self.callee_text)
         hdr.append("#pragma mpiad differentiate reverse %s %s replicated(%s) varying(%s)%s name(cf_b)"
                    % (wrt, outs, ", ".join(rep), ", ".join(var), sem))
@@ -1285,6 +1311,27 @@ int main(int argc, char **argv) {
   return cf_fails ? 1 : 0;
 }
 """
+
+
+COMM_HELPERS = {
+    "gsum": [
+        "static double cf_gsum(double v, MPI_Comm comm) {",
+        "  double s = 0.0;",
+        "  MPI_Allreduce(&v, &s, 1, MPI_DOUBLE, MPI_SUM, comm);",
+        "  return s;",
+        "}", ""],
+    "gmsq": [
+        "static double cf_gmsq(double a, double b, MPI_Comm comm) {",
+        "  double q = cf_gsum(a * a + 0.5 * b, comm);",
+        "  int P;",
+        "  MPI_Comm_size(comm, &P);",
+        "  return q / P;",
+        "}", ""],
+    "gsum_inplace": [
+        "static void cf_gsum_inplace(double *v, MPI_Comm comm) {",
+        "  MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_SUM, comm);",
+        "}", ""],
+}
 
 
 def generate(seed):
