@@ -164,7 +164,8 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
     v->active = v->varied && v->useful && v->type.isFloatingElem() &&
                 !v->userInactive;
     if (v->active && (v->type.ptrDepth > 1 ||
-                      (v->type.ptrDepth > 0 && !v->type.dims.empty()))) {
+                      (v->type.ptrDepth > 0 && !v->type.dims.empty() &&
+                       !v->type.ptrToArray))) {
       diag.error(v->loc, "'" + v->userName +
                              "' holds pointers to values that carry "
                              "derivatives (pointer to pointer or array of "

@@ -61,6 +61,8 @@ CType convertType(QualType t, const ASTContext &ctx) {
   QualType cur = t;
   while (true) {
     if (const auto *at = ctx.getAsConstantArrayType(cur)) {
+      if (r.dims.empty() && r.ptrDepth == 1)
+        r.ptrToArray = true;
       r.dims.push_back(std::to_string(at->getSize().getZExtValue()));
       cur = at->getElementType();
       continue;

@@ -27,6 +27,9 @@ struct CType {
   int ptrDepth = 0;
   std::vector<std::string> dims; // fixed array dimensions, source text
   bool isConst = false;          // const-qualified pointee / value
+  // `double (*u)[NY]` (also written `double u[][NY]` as a parameter): one
+  // pointer to rows of fixed dimensions, not an array of pointers.
+  bool ptrToArray = false;
   std::string base;              // e.g. "double", "const double", "MPI_Comm"
   std::string declFmt; // full declarator with @N@ for the name, for types
                        // such as function pointers; empty for simple types

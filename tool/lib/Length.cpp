@@ -356,6 +356,14 @@ private:
 
 ExprP inferLength(Function &F, Var *p, std::string &why, const Frontend &fe,
                   clang::SourceLocation *where) {
+  // A pointer to rows (`double u[][NY]`): its uses count rows, not
+  // elements.  Never guessed: the length must be given.
+  if (p->type.ptrToArray) {
+    why = p->userName + "[...][...]";
+    if (where)
+      *where = p->loc;
+    return nullptr;
+  }
   Accesses::Shared shared;
   Accesses acc(F, p, fe, shared);
   acc.run();

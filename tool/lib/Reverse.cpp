@@ -2580,11 +2580,20 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
         "mpiad_batch_begin", {mkAddrOf(mkVar(b)), mkOpaque(comm)}, Scalar::Void)));
     for (auto &[part, sig, len] : partials) {
       bool scalar = part->type.ptrDepth == 0;
+      std::string elem = part->type.elem == Scalar::Float ? "float" : "double";
+      // A pointer to rows (double (*)[NY]) is passed as its first element.
+      auto flat = [&](Var *v, bool isConst) {
+        ExprP e = mkVar(v);
+        return v->type.ptrToArray
+                   ? mkCast((isConst ? "const " : "") + elem + " *", e,
+                            v->type.elem, 1)
+                   : e;
+      };
       epilogue.push_back(mkExprStmt(mkCall(
           std::string("mpiad_batch_add_") +
               (part->type.elem == Scalar::Float ? "f32" : "f64"),
-          {mkAddrOf(mkVar(b)), scalar ? mkAddrOf(mkVar(part)) : mkVar(part),
-           mkVar(sig), len},
+          {mkAddrOf(mkVar(b)), scalar ? mkAddrOf(mkVar(part)) : flat(part, true),
+           flat(sig, false), len},
           Scalar::Void)));
     }
     epilogue.push_back(mkExprStmt(
