@@ -8,6 +8,9 @@
 #       configures a copy of cmake-consumer/ against <prefix> (find_package(mpiad),
 #       mpiad_add_adjoint), builds it, runs it, and checks that touching loss.c
 #       rebuilds its object through mpiad-cc
+#   run.sh cmake-cc <prefix> <workdir>
+#       configures a copy of cmake-cc-consumer/ with CC=<prefix>/bin/mpiad-cc, builds
+#       it, runs it (skipped while mpiad-cc writes no dependency files, -MD -MF)
 #   run.sh make <prefix> <workdir>
 #       checks `pkg-config mpiad` in <prefix>, builds a copy of make-consumer/ with
 #       make (CC=mpiad-cc, and the pkg-config recipe), runs both programs
@@ -18,7 +21,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-step="${1:?usage: run.sh install|cmake|make ...}"
+step="${1:?usage: run.sh install|cmake|cmake-cc|make ...}"
 shift
 read -r -a mpirun <<<"${MPIRUN:?MPIRUN is not set}"
 read -r -a sanflags <<<"${SANFLAGS:-}"
@@ -81,6 +84,29 @@ cmake)
   touch "$work/src/loss.c"
   log="$(cmake --build "$work/build" --verbose)"
   grep -q 'mpiad-cc.*loss\.c' <<<"$log" || { echo "$log"; fail "touching loss.c did not rebuild it"; }
+  ;;
+cmake-cc)
+  prefix="$1" work="$2"
+  rm -rf "$work"
+  mkdir -p "$work"
+  # CMake compiles with -MD -MT <object> -MF <depfile>: skip while mpiad-cc
+  # does not write dependency files.
+  echo 'int main(void) { return 0; }' >"$work/probe.c"
+  if ! "$prefix/bin/mpiad-cc" -MD -MT "$work/probe.o" -MF "$work/probe.d" \
+         -c "$work/probe.c" -o "$work/probe.o" >"$work/probe.log" 2>&1 ||
+     [[ ! -s "$work/probe.d" ]]; then
+    cat "$work/probe.log"
+    echo "SKIP: mpiad-cc does not write dependency files (-MD -MT -MF), which CMake asks for"
+    exit 77
+  fi
+  # The project is copied with the sources it takes from make-consumer/.
+  mkdir -p "$work/src"
+  cp -r "$here/cmake-cc-consumer" "$here/make-consumer" "$work/src/"
+  CC="$prefix/bin/mpiad-cc" cmake -S "$work/src/cmake-cc-consumer" -B "$work/build" \
+    -G "${GENERATOR:-Unix Makefiles}" \
+    -DCMAKE_C_FLAGS="${SANFLAGS:-}" -DCMAKE_EXE_LINKER_FLAGS="${SANFLAGS:-}"
+  cmake --build "$work/build"
+  run_checked "$work/build/fit"
   ;;
 make)
   prefix="$1" work="$2"
