@@ -10,7 +10,7 @@ A block is marked by an HTML comment on the line just before its opening fence
   <!-- doctest: generated [from=NAME [args=ARGS]] -->   (```c) text that mpiad-cc
         writes: it must occur in the output of the document's last `emit` (the
         source, then the header), or with from=NAME in that of mpiad-cc on the
-        saved file NAME, whitespace aside. A line that is only `...` (or starts
+        saved file NAME (or the repository's file NAME), whitespace aside. A line that is only `...` (or starts
         with `... `) stands for any text.
   <!-- doctest: run [np=N] [expect=TEXT] [file=NAME] [args=ARGS] -->   (```c) a
         whole program: `mpiad-cc NAME ARGS -o prog`, then mpirun -np N (default 1);
@@ -177,6 +177,8 @@ class Runner:
         """mpiad-cc --emit-source and --emit-header on a saved file: their output,
         or None (and a failure) when the tool rejects it."""
         extra = shlex.split(opts.get("args", ""))
+        if not os.path.exists(os.path.join(scratch, name)):
+            name = os.path.join(self.src, name)  # a file of the repository
         out = []
         for mode in ("--emit-source", "--emit-header"):
             r = subprocess.run([self.cc, mode, name, "-o", "-"] + extra, cwd=scratch,
