@@ -21,8 +21,9 @@ A block is marked by an HTML comment on the line just before its opening fence
         blocks (an input that a `console` block shows rejected, for instance).
   <!-- doctest: sh -->           (```sh) run with bash -e in the document's scratch
         directory, where the files of earlier blocks are.
-  <!-- doctest: console -->      lines starting with `$ ` are run like `sh`; the
-        other lines must match their combined output, whitespace aside, with `...`
+  <!-- doctest: console -->      lines starting with `$ ` are commands, run by one
+        bash in the scratch directory; the other lines must match their output
+        (stdout and stderr together), whitespace aside, with `...`
         lines as above, after the scratch directory is removed from the paths in
         it. The exit status is not checked.
   <!-- doctest: skip (REASON) --> not checked; the reason is required.
@@ -33,13 +34,17 @@ run in order, so `file=NAME` saves a block for later blocks. In commands,
 `mpiad-cc` is the build's (its bin/ comes first in PATH), and $MPIAD_SRC and
 $MPIAD_BUILD are the source and build trees.
 
-usage: doctest.py --build BUILD [--src SRC] [--mpirun "mpirun ... -np"] [-v] [FILE.md...]
+usage: doctest.py --build BUILD [--src SRC] [--mpirun "mpirun ... -np"]
+                  [--cflags FLAGS] [-v] [FILE.md...]
+--cflags: flags for every program mpiad-cc builds (the sanitizer flags of a
+sanitizer build); commands then find an `mpiad-cc` that adds them.
 """
 
 import argparse
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -139,8 +144,19 @@ class Runner:
         self.build = os.path.abspath(args.build)
         self.cc = os.path.join(self.build, "bin", "mpiad-cc")
         self.mpirun = shlex.split(args.mpirun)
+        self.cflags = shlex.split(args.cflags)
         self.env = dict(os.environ)
         self.env["PATH"] = os.path.join(self.build, "bin") + os.pathsep + self.env.get("PATH", "")
+        self.wrapdir = None
+        if self.cflags:
+            # Commands run `mpiad-cc`: give them one that adds the flags.
+            self.wrapdir = tempfile.mkdtemp(prefix="mpiad-doctest-bin-")
+            wrapper = os.path.join(self.wrapdir, "mpiad-cc")
+            with open(wrapper, "w") as f:
+                f.write("#!/bin/sh\nexec %s \"$@\" %s\n"
+                        % (shlex.quote(self.cc), " ".join(map(shlex.quote, self.cflags))))
+            os.chmod(wrapper, 0o755)
+            self.env["PATH"] = self.wrapdir + os.pathsep + self.env["PATH"]
         self.env["MPIAD_SRC"] = self.src
         self.env["MPIAD_BUILD"] = self.build
         self.failures = []
@@ -248,7 +264,7 @@ class Runner:
             name = self.save(b, scratch, opts, state)
             extra = shlex.split(opts.get("args", ""))
             exe = os.path.splitext(name)[0] + ".exe"
-            r = subprocess.run([self.cc, name] + extra + ["-o", exe], cwd=scratch,
+            r = subprocess.run([self.cc, name] + extra + self.cflags + ["-o", exe], cwd=scratch,
                                env=self.env, capture_output=True, text=True, timeout=120)
             if r.returncode != 0:
                 self.fail(b, f"mpiad-cc does not build the program:\n{r.stderr}")
@@ -274,10 +290,12 @@ class Runner:
                     cmds.append(line[2:])
                 else:
                     expected.append(line)
-            output = ""
-            for c in cmds:
-                r = self.sh(c, scratch)
-                output += r.stdout + r.stderr
+            # One shell for the whole block (so that `echo $?` sees the command
+            # before it), stderr into stdout in order.
+            r = subprocess.run(["bash", "-c", "\n".join(cmds) + "\n"], cwd=scratch,
+                               env=self.env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=120)
+            output = r.stdout
             # Clang prints the absolute paths of the scratch directory's files.
             output = output.replace(os.path.realpath(scratch) + "/", "")
             output = output.replace(scratch + "/", "")
@@ -294,6 +312,7 @@ def main():
     ap.add_argument("--src", default=os.path.join(os.path.dirname(__file__), ".."),
                     help="source tree (default: this script's ..)")
     ap.add_argument("--mpirun", default="mpirun -np", help="mpirun command up to -np")
+    ap.add_argument("--cflags", default="", help="flags for the programs mpiad-cc builds")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("docs", nargs="*", help="Markdown files (default README.md docs/*.md)")
     args = ap.parse_args()
@@ -303,9 +322,13 @@ def main():
         docs = [os.path.join(r.src, "README.md")] + sorted(
             os.path.join(r.src, "docs", f) for f in os.listdir(os.path.join(r.src, "docs"))
             if f.endswith(".md"))
-    for d in docs:
-        rel = os.path.relpath(os.path.abspath(d), r.src)
-        r.run_doc(d, rel)
+    try:
+        for d in docs:
+            rel = os.path.relpath(os.path.abspath(d), r.src)
+            r.run_doc(d, rel)
+    finally:
+        if r.wrapdir:
+            shutil.rmtree(r.wrapdir)
     summary = ", ".join(f"{n} {k}" for k, n in sorted(r.counts.items()))
     print(f"doctest: {len(docs)} documents, blocks: {summary}")
     if r.failures:

@@ -99,10 +99,11 @@ cmake-cc)
     echo "SKIP: mpiad-cc does not write dependency files (-MD -MT -MF), which CMake asks for"
     exit 77
   fi
-  # The project is copied with the sources it takes from make-consumer/.
-  mkdir -p "$work/src"
-  cp -r "$here/cmake-cc-consumer" "$here/make-consumer" "$work/src/"
-  CC="$prefix/bin/mpiad-cc" cmake -S "$work/src/cmake-cc-consumer" -B "$work/build" \
+  # The project, with the sources of make-consumer/.
+  cp -r "$here/cmake-cc-consumer" "$work/src"
+  cp "$here/make-consumer/main.c" "$here/make-consumer/loss.c" "$here/make-consumer/loss.h" \
+     "$work/src/"
+  CC="$prefix/bin/mpiad-cc" cmake -S "$work/src" -B "$work/build" \
     -G "${GENERATOR:-Unix Makefiles}" \
     -DCMAKE_C_FLAGS="${SANFLAGS:-}" -DCMAKE_EXE_LINKER_FLAGS="${SANFLAGS:-}"
   cmake --build "$work/build"
