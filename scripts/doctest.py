@@ -10,8 +10,8 @@ A block is marked by an HTML comment on the line just before its opening fence
   <!-- doctest: generated [from=NAME [args=ARGS]] -->   (```c) text that mpiad-cc
         writes: it must occur in the output of the document's last `emit` (the
         source, then the header), or with from=NAME in that of mpiad-cc on the
-        saved file NAME (or the repository's file NAME), whitespace aside. A line that is only `...` (or starts
-        with `... `) stands for any text.
+        saved file NAME (or the repository's file NAME), whitespace aside. A
+        line that is only `...` (or starts with `... `) stands for any text.
   <!-- doctest: run [np=N] [expect=TEXT] [file=NAME] [args=ARGS] -->   (```c) a
         whole program: `mpiad-cc NAME ARGS -o prog`, then mpirun -np N (default 1);
         it must exit 0 and print TEXT when given.
@@ -23,9 +23,9 @@ A block is marked by an HTML comment on the line just before its opening fence
         directory, where the files of earlier blocks are.
   <!-- doctest: console -->      lines starting with `$ ` are commands, run by one
         bash in the scratch directory; the other lines must match their output
-        (stdout and stderr together), whitespace aside, with `...`
-        lines as above, after the scratch directory is removed from the paths in
-        it. The exit status is not checked.
+        (stdout and stderr together), whitespace aside, with `...` lines as
+        above, after the scratch directory is removed from the paths in it. The
+        exit status is not checked.
   <!-- doctest: skip (REASON) --> not checked; the reason is required.
 
 Blocks of other languages (```sh, ```console, plain ```) that carry no marking
@@ -181,8 +181,9 @@ class Runner:
                 except subprocess.TimeoutExpired:
                     self.fail(b, "timed out")
 
-    def save(self, b, scratch, opts, state, ext=".c"):
-        name = opts.get("file") or f"block{b.line}{ext}"
+    def save(self, b, scratch, opts):
+        """Writes the block into the scratch directory; returns its name there."""
+        name = opts.get("file") or f"block{b.line}.c"
         path = os.path.join(scratch, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as f:
@@ -238,13 +239,13 @@ class Runner:
             if "file" not in opts:
                 self.fail(b, "'doctest: save' needs file=NAME")
             else:
-                self.save(b, scratch, opts, state)
+                self.save(b, scratch, opts)
             return
         if kind in ("emit", "run") and b.lang != "c":
             self.fail(b, f"'doctest: {kind}' is for ```c blocks")
             return
         if kind == "emit":
-            name = self.save(b, scratch, opts, state)
+            name = self.save(b, scratch, opts)
             state["emitted"] = self.emit(b, scratch, name, opts)
             return
         if kind == "generated":
@@ -261,7 +262,7 @@ class Runner:
                           + piece.strip())
             return
         if kind == "run":
-            name = self.save(b, scratch, opts, state)
+            name = self.save(b, scratch, opts)
             extra = shlex.split(opts.get("args", ""))
             exe = os.path.splitext(name)[0] + ".exe"
             r = subprocess.run([self.cc, name] + extra + self.cflags + ["-o", exe], cwd=scratch,

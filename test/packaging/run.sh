@@ -11,6 +11,9 @@
 #   run.sh cmake-cc <prefix> <workdir>
 #       configures a copy of cmake-cc-consumer/ with CC=<prefix>/bin/mpiad-cc, builds
 #       it, runs it (skipped while mpiad-cc writes no dependency files, -MD -MF)
+#   run.sh cmake-cuda <prefix> <workdir>
+#       configures a copy of cmake-cuda-consumer/ (mpiad_add_adjoint ... TARGET cuda)
+#       against <prefix>, builds it, and runs it when nvidia-smi lists a GPU
 #   run.sh make <prefix> <workdir>
 #       checks `pkg-config mpiad` in <prefix>, builds a copy of make-consumer/ with
 #       make (CC=mpiad-cc, and the pkg-config recipe), runs both programs
@@ -21,7 +24,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-step="${1:?usage: run.sh install|cmake|cmake-cc|make ...}"
+step="${1:?usage: run.sh install|cmake|cmake-cc|cmake-cuda|make ...}"
 shift
 read -r -a mpirun <<<"${MPIRUN:?MPIRUN is not set}"
 read -r -a sanflags <<<"${SANFLAGS:-}"
@@ -108,6 +111,27 @@ cmake-cc)
     -DCMAKE_C_FLAGS="${SANFLAGS:-}" -DCMAKE_EXE_LINKER_FLAGS="${SANFLAGS:-}"
   cmake --build "$work/build"
   run_checked "$work/build/fit"
+  ;;
+cmake-cuda)
+  prefix="$1" work="$2"
+  rm -rf "$work"
+  mkdir -p "$work"
+  cp -r "$here/cmake-cuda-consumer" "$work/src"
+  cp "$here/../lit/Inputs/cuda_kernels.c" "$work/src/kernels.c"
+  cp "$here/../lit/Inputs/cuda_main.c" "$work/src/main.c"
+  cmake -S "$work/src" -B "$work/build" -G "${GENERATOR:-Unix Makefiles}" \
+        -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \
+        -DCMAKE_C_FLAGS="${SANFLAGS:-}" -DCMAKE_EXE_LINKER_FLAGS="${SANFLAGS:-}"
+  cmake --build "$work/build"
+  # The object holds the GPU functions (C linkage) and the program links.
+  nm "$work/build/CMakeFiles/gpu_check.mpiad/kernels.c.o" | grep -q ' T loss_b$' ||
+    fail "kernels.c.o defines no loss_b"
+  [[ -x "$work/build/gpu_check" ]] || fail "gpu_check was not linked"
+  if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q GPU; then
+    run_checked "$work/build/gpu_check"
+  else
+    echo "no GPU here: gpu_check built, not run"
+  fi
   ;;
 make)
   prefix="$1" work="$2"
