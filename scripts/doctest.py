@@ -17,6 +17,9 @@ A block is marked by an HTML comment on the line just before its opening fence
         it must exit 0 and print TEXT when given.
   <!-- doctest: file PATH -->    the block is the repository's file PATH,
         whitespace aside (recipes that a test runs).
+  <!-- doctest: excerpt PATH -->  each line of the block is a line of the
+        repository's file PATH, in the same order, whitespace aside (lines
+        may be left out between them).
   <!-- doctest: save file=NAME --> the block is only saved as NAME, for later
         blocks (an input that a `console` block shows rejected, for instance).
   <!-- doctest: sh -->           (```sh) run with bash -e in the document's scratch
@@ -51,7 +54,7 @@ import tempfile
 
 MARK = re.compile(r"^\s*<!--\s*doctest:\s*(.*?)\s*-->\s*$")
 FENCE = re.compile(r"^(\s*)(```+)\s*([A-Za-z0-9_+-]*)\s*$")
-KINDS = {"emit", "generated", "run", "file", "save", "sh", "console", "skip"}
+KINDS = {"emit", "generated", "run", "file", "excerpt", "save", "sh", "console", "skip"}
 
 
 class Block:
@@ -100,7 +103,7 @@ def parse_mark(mark):
     words = shlex.split(mark)
     kind, opts, rest = words[0], {}, []
     for w in words[1:]:
-        if "=" in w and kind != "file":
+        if "=" in w and kind not in ("file", "excerpt"):
             k, v = w.split("=", 1)
             opts[k] = v
         else:
@@ -223,17 +226,29 @@ class Runner:
             if not opts["reason"]:
                 self.fail(b, "'doctest: skip' needs a reason: skip (why)")
             return
-        if kind == "file":
+        if kind in ("file", "excerpt"):
             if len(rest) != 1:
-                self.fail(b, "'doctest: file' takes one path")
+                self.fail(b, f"'doctest: {kind}' takes one path")
                 return
             try:
                 want = open(os.path.join(self.src, rest[0]), encoding="utf-8").read()
             except OSError as e:
                 self.fail(b, f"cannot read {rest[0]}: {e}")
                 return
-            if squash(want) != squash(b.text):
+            if kind == "file" and squash(want) != squash(b.text):
                 self.fail(b, f"the block differs from {rest[0]}")
+            if kind == "excerpt":
+                lines = [squash(x) for x in want.split("\n")]
+                at = 0
+                for line in b.text.split("\n"):
+                    if not squash(line):
+                        continue
+                    try:
+                        at = lines.index(squash(line), at) + 1
+                    except ValueError:
+                        self.fail(b, f"this line is not in {rest[0]} (after the lines "
+                                  f"before it):\n{line}")
+                        break
             return
         if kind == "save":
             if "file" not in opts:
