@@ -8,6 +8,7 @@
 #   %mpicc       mpicc (clang-19 through OMPI_CC); in sanitizer mode with the same flags
 #   %mpirun      mpirun ... -np   (write `%mpirun 2 %t`)
 #   %include %rules %libmpiad %srcroot %sanflags
+#   %harness     test/lit/Inputs (harness.h and the other shared test helpers)
 # Features: 'sanitize' in sanitizer mode, 'samples' when samples are built.
 
 import os
@@ -58,7 +59,7 @@ if config.mpiad_sanitize:
     sanflags = " " + config.mpiad_sanitize_flags
     config.environment["ASAN_OPTIONS"] = "fast_unwind_on_malloc=0:detect_leaks=1"
     config.environment["LSAN_OPTIONS"] = "suppressions=" + os.path.join(
-        config.mpiad_lit_src, "lsan.supp"
+        config.mpiad_lit_inputs, "lsan.supp"
     )
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 if config.mpiad_build_samples:
@@ -91,6 +92,7 @@ config.substitutions.append(("%include", os.path.join(obj, "include")))
 config.substitutions.append(("%rules", os.path.join(obj, "share", "mpiad", "rules")))
 config.substitutions.append(("%libmpiad", os.path.join(obj, "lib", "libmpiad.a")))
 config.substitutions.append(("%srcroot", config.mpiad_src_root))
+config.substitutions.append(("%harness", os.path.join(config.mpiad_lit_inputs, "Inputs")))
 config.substitutions.append(("%sanflags", sanflags.strip()))
 
 # A per-test time limit needs psutil in lit; where it is missing CTest's TIMEOUT (300 s)

@@ -83,6 +83,10 @@ void walk(const Block &b, const std::function<void(Stmt &, const WalkCtx &)> &fn
 /// Variables assigned anywhere in a block (targets of effects).
 std::set<Var *> assignedIn(const Block &b, const Frontend &fe);
 
+/// Inlines every same-file callee of `f` that communicates (Inline.cpp), so
+/// that the communication is analysed in the caller's context.
+void inlineCommunicatingCallees(Function &f, Frontend &fe);
+
 bool normalize(Function &f, const Frontend &fe, Diag &diag);
 /// Is `s` a counted loop `for (i = lo; i < hi; i++)` (or <=, or counting
 /// down with > / >=) whose body changes neither i nor the variables of lo and

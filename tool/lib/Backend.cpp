@@ -1,6 +1,8 @@
 //===- Backend.cpp - IR to C text -----------------------------------------===//
 #include "Backend.h"
 
+#include <map>
+
 #include <cctype>
 
 namespace mpiad {
@@ -63,6 +65,52 @@ std::string wrap(const ExprP &e, int minPrec) {
 
 std::string pad(int n) { return std::string(2 * n, ' '); }
 
+/// The source text of an opaque expression with the variables it reads
+/// under their generated names: a variable renamed because its name clashes
+/// (two `n` in one generated function, an inlined helper's parameter) is
+/// renamed in the text too.  Identifiers inside string and character
+/// literals are left alone.
+std::string renamedText(const Expr &e) {
+  std::map<std::string, std::string> ren;
+  for (const Var *v : e.vars)
+    if (v && v->name != v->userName)
+      ren[v->userName] = v->name;
+  if (ren.empty())
+    return e.text;
+  const std::string &t = e.text;
+  std::string out;
+  for (size_t i = 0; i < t.size();) {
+    char c = t[i];
+    if (c == '"' || c == '\'') {
+      size_t j = i + 1;
+      while (j < t.size() && t[j] != c)
+        j += t[j] == '\\' ? 2 : 1;
+      j = std::min(j + 1, t.size());
+      out += t.substr(i, j - i);
+      i = j;
+    } else if (isalpha((unsigned char)c) || c == '_') {
+      size_t j = i;
+      while (j < t.size() && (isalnum((unsigned char)t[j]) || t[j] == '_'))
+        ++j;
+      std::string id = t.substr(i, j - i);
+      bool member = i > 0 && (t[i - 1] == '.' || (i > 1 && t[i - 1] == '>' && t[i - 2] == '-'));
+      auto it = ren.find(id);
+      out += it != ren.end() && !member ? it->second : id;
+      i = j;
+    } else if (isdigit((unsigned char)c)) {
+      size_t j = i;
+      while (j < t.size() && (isalnum((unsigned char)t[j]) || t[j] == '_' || t[j] == '.'))
+        ++j;
+      out += t.substr(i, j - i);
+      i = j;
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 std::string printExpr(const ExprP &e) {
@@ -70,7 +118,7 @@ std::string printExpr(const ExprP &e) {
   case Expr::Opaque:
     if (e->ops.size() == 1) // a member access, its base printed by name
       return wrap(e->ops[0], 16) + e->text;
-    return e->text;
+    return renamedText(*e);
   case Expr::IntLit:
   case Expr::FloatLit:
     return e->text;

@@ -1981,6 +1981,7 @@ std::string Module::uniqueName(const std::string &want) {
 static bool runPipeline(Module &M, Function &F, Request &R,
                         std::unique_ptr<ReverseGen> &gen, Pair &sweeps) {
   Diag &diag = M.diag_;
+  inlineCommunicatingCallees(F, M.fe_);
   if (!normalize(F, M.fe_, diag))
     return false;
   analyzeActivity(F, R, M.fe_, diag);
@@ -2087,6 +2088,19 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       ok = false;
     }
   }
+  // A floating return value that output(...) leaves out is not differentiated:
+  // with output(u) alone, F_b takes no seed for it.  Almost always the user
+  // meant output(return, u).
+  bool hasReturn = false;
+  for (const auto &o : ann.outputs)
+    hasReturn |= o.first == "return";
+  if (!ann.outputs.empty() && !hasReturn && F.ret.isFloatingScalar())
+    diag_.warning(ann.outputs.front().second,
+                  "the return value of '" + F.name +
+                      "' is not an output: output(...) does not list "
+                      "'return', so the adjoint takes no seed for it; write "
+                      "output(return, ...) if the returned value is (part "
+                      "of) the objective");
   for (const auto &r : ann.replicated) {
     if (!param(r.first)) {
       diag_.error(r.second, "'" + r.first +
@@ -2780,9 +2794,11 @@ const Module::CalleeNames *Module::callee(const std::string &name,
   });
   if (commActive) {
     diag_.error(loc, "'" + name + "' communicates values that carry "
-                                  "derivatives; communication inside called "
-                                  "functions is not supported yet (call MPI "
-                                  "from the marked function)");
+                                  "derivatives and cannot be inlined into its "
+                                  "caller: mpiad differentiates communication "
+                                  "in a helper by inlining it, which needs "
+                                  "its only 'return' to be its last statement "
+                                  "and no recursion");
     return nullptr;
   }
   // Live-in values of the reverse sweep: pushed at the end of the forward

@@ -1,7 +1,9 @@
 // A same-file helper that writes through one argument while another argument
-// points into the same array at another place: its adjoint cannot follow the
-// overlap, so the call is an error (the same pointer twice is supported, see
-// exec/callee_alias.c).
+// points into the same array at another place, through a pointer copy: its
+// adjoint cannot follow the overlap, so the call is an error. (The same
+// pointer twice is supported, see exec/callee_alias.c; two different
+// pointers into one array written as `x + 1` and `x` make mpiad inline the
+// helper, see exec/callee_overlap.c.)
 // RUN: rm -f %t.c
 // RUN: not %mpiad-emit %s -o %t.c 2>&1 | FileCheck %s --implicit-check-not error:
 // RUN: not test -e %t.c
@@ -13,6 +15,7 @@ static void vecAdd(double *sum, const double *v1, const double *v2, int n) {
 
 #pragma mpiad differentiate wrt(x, y) output(x) replicated(x, y, n)
 void f(double *x, const double *y, int n) {
-  // CHECK: callee-overlapping-arguments.c:[[@LINE+1]]:3: error: arguments 1 ('x + 1') and 2 ('x') of 'vecAdd' point into the same array and 'vecAdd' writes through one of them; its adjoint can follow only arguments that are the same pointer: pass the same pointer, or copy one of them into a separate array before the call
-  vecAdd(x + 1, x, y, n - 1);
+  double *next = x + 1;
+  // CHECK: callee-overlapping-arguments.c:[[@LINE+1]]:3: error: arguments 1 ('next') and 2 ('x') of 'vecAdd' point into the same array and 'vecAdd' writes through one of them; its adjoint can follow only arguments that are the same pointer: pass the same pointer, or copy one of them into a separate array before the call
+  vecAdd(next, x, y, n - 1);
 }

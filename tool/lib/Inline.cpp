@@ -1,0 +1,232 @@
+//===- Inline.cpp - Communication in same-file helpers, inlined ------------===//
+//
+// Real MPI programs keep their communication in helpers: `ddot()` ends in an
+// MPI_Allreduce, `exchange_halo()` posts the sends and receives.  The
+// replication analysis decides whether a collective's result is replicated
+// (and so whether its adjoint needs communication) from the context of the
+// call: the same `ddot(r, r, ...)` returns a replicated value wherever its
+// result feeds replicated code.  Rather than analysing each helper once per
+// calling context, this stage inlines every same-file callee that
+// communicates (directly or through its own callees) into the function
+// being differentiated, before normalization.  Every later stage then sees
+// the communication where it happens, with the caller's replication, its
+// pointer aliasing and its matching of reversed messages (a request posted
+// in one helper and completed in another is one set in the caller).
+//
+// The same is done for a call that passes two different pointers into one
+// array to a helper that writes through one of them (the two planes of a
+// grid, `update(&u[iz * plane], &u[(1 - iz) * plane])`): inlined, the writes
+// are writes into the caller's array, whose analyses treat it as one, where a
+// separate helper could not know whether the two regions overlap.
+//
+// The primal that the user calls is unchanged; only the generated adjoint
+// and its forward sweep contain the inlined body, inside a `{ }` block that
+// starts with a comment naming the call.  A call
+//
+//   lhs = f(a1, ..., an);        (or `T lhs = f(...)`, or `f(...);`)
+//
+// becomes
+//
+//   { /* inlined: f(a1, ..., an) */
+//     P1 p1 = a1; ... Pn pn = an;     the parameters, as locals
+//     <f's body>                      with its final `return e` as `lhs = e`
+//   }
+//
+// Arguments are evaluated once, in order, as for a call.  A helper inlined
+// here is lowered afresh (Frontend::lowerCopy), so its variables belong to
+// the caller from then on; clashing names are made unique later by
+// Module::nameVariables.  Helpers are not inlined, and keep the error of
+// Reverse.cpp, when they return from anywhere but their last statement, take
+// array-typed parameters, or are recursive (inlining stops at depth 16).
+//
+//===----------------------------------------------------------------------===//
+#include "Analysis.h"
+#include "Backend.h"
+#include "Frontend.h"
+#include "IR.h"
+
+#include "clang/AST/Decl.h"
+
+namespace mpiad {
+
+namespace {
+
+class Inliner {
+public:
+  Inliner(Function &f, Frontend &fe) : F(f), fe(fe) {}
+
+  void run() { block(F.body, 0); }
+
+private:
+  Function &F;
+  Frontend &fe;
+  std::map<const Function *, bool> comm_; // callee -> communicates
+
+  /// Does `cf` contain communication, directly or in its same-file callees?
+  bool communicates(const Function *cf, std::set<const Function *> &seen) {
+    auto it = comm_.find(cf);
+    if (it != comm_.end())
+      return it->second;
+    if (!seen.insert(cf).second)
+      return false; // recursion: decided by the outer query
+    bool any = false;
+    walk(cf->body, [&](Stmt &s, const WalkCtx &) {
+      if (any)
+        return;
+      if (s.kind == Stmt::Comm) {
+        any = true;
+        return;
+      }
+      if (const Function *g = calleeOf(s))
+        any = communicates(g, seen);
+    });
+    comm_[cf] = any;
+    return any;
+  }
+
+  bool communicates(const Function *cf) {
+    std::set<const Function *> seen;
+    return communicates(cf, seen);
+  }
+
+  /// The call of a same-file function that `s` makes at its top: `f(...);`,
+  /// `lhs = f(...);` or `T v = f(...);`.
+  const Function *calleeOf(const Stmt &s) const {
+    const ExprP *call = callOf(s);
+    return call ? fe.callee((*call)->text) : nullptr;
+  }
+
+  static const ExprP *callOf(const Stmt &s) {
+    const ExprP *e = nullptr;
+    if (s.kind == Stmt::ExprStmt ||
+        (s.kind == Stmt::Assign && s.op == "=") ||
+        (s.kind == Stmt::Decl && s.rhs))
+      e = &s.rhs;
+    if (!e || !*e || (*e)->kind != Expr::Call)
+      return nullptr;
+    return e;
+  }
+
+  /// Does the call pass two different pointers into one array, at least one
+  /// of which the callee writes through (`update(&u[iz * plane],
+  /// &u[(1 - iz) * plane])`, two planes of one grid)?  A helper cannot tell
+  /// whether they overlap; inlined, the writes are writes into the caller's
+  /// array, which the caller's analyses treat as one.
+  bool overlapping(const Stmt &s, const Function *cf) const {
+    const ExprP &call = *callOf(s);
+    const std::vector<bool> &written = writtenParams(cf, fe);
+    size_t n = std::min(call->ops.size(), cf->params.size());
+    for (size_t k = 0; k < n; ++k)
+      for (size_t j = 0; j < k; ++j) {
+        const ExprP &a = call->ops[k], &b = call->ops[j];
+        if (a->ptrDepth == 0 || b->ptrDepth == 0 || !(written[j] || written[k]))
+          continue;
+        Var *va = baseVar(a), *vb = baseVar(b);
+        if (va && va == vb && printExpr(a) != printExpr(b))
+          return true;
+      }
+    return false;
+  }
+
+  /// Can cf's body be spliced in: one return at most, as its last
+  /// statement, and no array-typed parameters?
+  static bool inlinable(const Function &cf) {
+    for (Var *p : cf.params)
+      if (!p->type.dims.empty())
+        return false;
+    int returns = 0;
+    walk(cf.body, [&](Stmt &s, const WalkCtx &) {
+      if (s.kind == Stmt::Return)
+        ++returns;
+    });
+    if (returns == 0)
+      return true;
+    return returns == 1 && !cf.body.empty() &&
+           cf.body.back()->kind == Stmt::Return;
+  }
+
+  void block(Block &b, int depth) {
+    Block out;
+    for (StmtP &s : b) {
+      nested(*s, depth);
+      if (!expand(s, out, depth))
+        out.push_back(s);
+    }
+    b.swap(out);
+  }
+
+  void nested(Stmt &s, int depth) {
+    block(s.body, depth);
+    block(s.elseBody, depth);
+  }
+
+  /// Appends the inlined form of `s` to `out`; false when `s` stays a call.
+  bool expand(const StmtP &s, Block &out, int depth) {
+    const Function *cf = calleeOf(*s);
+    if (!cf || depth >= 16 || !(communicates(cf) || overlapping(*s, cf)))
+      return false;
+    const clang::FunctionDecl *fd = fe.decl(cf);
+    if (!fd)
+      return false;
+    std::unique_ptr<Function> body = fe.lowerCopy(fd);
+    if (!body || !inlinable(*body))
+      return false;
+    const ExprP call = *callOf(*s);
+    if (call->ops.size() != body->params.size())
+      return false;
+
+    Block inl;
+    inl.push_back(mkComment("inlined: " + printExpr(call)));
+    for (size_t k = 0; k < body->params.size(); ++k) {
+      Var *p = body->params[k];
+      p->kind = Var::Local;
+      StmtP d = mkDecl(p, call->ops[k]);
+      d->loc = s->loc;
+      inl.push_back(d);
+    }
+    Block cb = std::move(body->body);
+    if (!cb.empty() && cb.back()->kind == Stmt::Return) {
+      StmtP ret = cb.back();
+      cb.pop_back();
+      if (ret->rhs && s->kind == Stmt::Assign) {
+        StmtP a = mkAssign(s->lhs, "=", ret->rhs);
+        a->loc = ret->loc;
+        cb.push_back(a);
+      } else if (ret->rhs && s->kind == Stmt::Decl) {
+        StmtP a = mkAssign(mkVar(s->var), "=", ret->rhs);
+        a->loc = ret->loc;
+        cb.push_back(a);
+      } else if (ret->rhs) {
+        StmtP a = mkExprStmt(ret->rhs); // result unused: still evaluated
+        a->loc = ret->loc;
+        cb.push_back(a);
+      }
+    }
+    for (StmtP &x : cb)
+      inl.push_back(x);
+    // The callee's variables now belong to the caller.
+    for (auto &v : body->vars) {
+      v->id = (int)F.vars.size();
+      F.vars.push_back(std::move(v));
+    }
+    // Helpers the inlined body calls are inlined in turn.
+    block(inl, depth + 1);
+    if (s->kind == Stmt::Decl) {
+      StmtP d = mkDecl(s->var);
+      d->loc = s->loc;
+      out.push_back(d);
+    }
+    StmtP c = mkCompound(std::move(inl));
+    c->loc = s->loc;
+    out.push_back(c);
+    return true;
+  }
+};
+
+} // namespace
+
+void inlineCommunicatingCallees(Function &f, Frontend &fe) {
+  Inliner(f, fe).run();
+}
+
+} // namespace mpiad
