@@ -203,7 +203,329 @@ private:
   void lowerInto(const clang::Stmt *s, Block &out);
   bool lowerComm(const CallExpr *ce, Block &out);
   StmtP lowerLoopPart(const clang::Stmt *s);
+  void lowerSwitch(const SwitchStmt *ss, Block &out);
+  void emitContinue(Block &out, SourceLocation loc, size_t level);
+  bool lowerLoopCond(const clang::Expr *c, ExprP &cond, Block &condPre);
+  bool lowerAssignInExpr(const BinaryOperator *bo, Block &into, ExprP &value);
+  ExprP mpiHandle(const clang::Expr *a, int depth = 0);
+  Var *newInt(const std::string &prefix, SourceLocation loc);
+
+  // What a `break` or `continue` belongs to: a loop, or a switch (lowered to
+  // if/else: `plain`, where every break ends a section; or inside a one-trip
+  // `do { } while (0)` whose break is the switch's, `wrapped`).
+  struct Breakable {
+    enum Kind { Loop, SwitchPlain, SwitchWrapped } kind;
+    Var *contFlag = nullptr; // wrapped: a continue of an enclosing loop
+  };
+  std::vector<Breakable> breakables;
+  struct PushBreakable {
+    std::vector<Breakable> &v;
+    PushBreakable(std::vector<Breakable> &v, Breakable::Kind k) : v(v) {
+      v.push_back({k, nullptr});
+    }
+    ~PushBreakable() { v.pop_back(); }
+  };
+  int switchCount = 0;
 };
+
+Var *Lowering::newInt(const std::string &prefix, SourceLocation loc) {
+  CType t;
+  t.elem = Scalar::Int;
+  t.base = "int";
+  Var *v = F.newVar(prefix + std::to_string(++switchCount), t, Var::Synthetic);
+  v->loc = loc;
+  return v;
+}
+
+/// The statements that a `break` in `s` leaves: those of the switch or loop
+/// `s` is in, not of loops or switches nested in `s`.
+static void ownBreaks(const clang::Stmt *s,
+                      std::vector<const BreakStmt *> &out) {
+  if (!s)
+    return;
+  if (const auto *b = dyn_cast<BreakStmt>(s)) {
+    out.push_back(b);
+    return;
+  }
+  if (isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) ||
+      isa<SwitchStmt>(s) || isa<clang::Expr>(s))
+    return;
+  for (const clang::Stmt *c : s->children())
+    ownBreaks(c, out);
+}
+
+/// `continue` at breakable level `level` (the entries below it): a loop's
+/// own continue, or, from inside a wrapped switch, a flag and the wrapper's
+/// break (the flag is turned into a continue after the wrapper).
+void Lowering::emitContinue(Block &out, SourceLocation loc, size_t level) {
+  for (size_t k = level; k-- > 0;) {
+    Breakable &b = breakables[k];
+    if (b.kind == Breakable::SwitchPlain)
+      continue;
+    auto st = std::make_shared<Stmt>();
+    st->loc = loc;
+    if (b.kind == Breakable::Loop) {
+      st->kind = Stmt::Continue;
+      out.push_back(st);
+      return;
+    }
+    if (!b.contFlag)
+      b.contFlag = newInt("mpiad_swcont", loc);
+    auto set = mkAssign(mkVar(b.contFlag), "=", mkInt(1));
+    set->loc = loc;
+    out.push_back(set);
+    st->kind = Stmt::Break;
+    out.push_back(st);
+    return;
+  }
+  error(loc, "continue outside a loop");
+}
+
+/// switch (e) { case 1: A; case 2: B; break; default: C; }  becomes
+///   mpiad_sw1 = e;
+///   if (mpiad_sw1 == 1 || ...) { ... } else if ... else { default }
+/// when every section but the last ends with a `break` of its own; else,
+/// with a fall-through flag,
+///   mpiad_ft1 = 0;
+///   if (mpiad_ft1 || mpiad_sw1 == 1) { mpiad_ft1 = 1; A }
+///   if (mpiad_ft1 || mpiad_sw1 == 2) { mpiad_ft1 = 0; B }
+///   if (mpiad_ft1 || !(mpiad_sw1 == 1 || mpiad_sw1 == 2)) { ... C }
+/// and where a break sits elsewhere (inside an if), the sections go into a
+/// one-trip `do { ... } while (0)` whose break is the switch's.  A continue
+/// in a wrapped switch sets a flag, breaks, and continues after the wrapper.
+void Lowering::lowerSwitch(const SwitchStmt *ss, Block &out) {
+  SourceLocation loc = ss->getBeginLoc();
+  if (ss->getInit() || ss->getConditionVariable()) {
+    error(loc, "declarations in a switch condition are not supported");
+    return;
+  }
+  struct Section {
+    std::vector<const clang::Expr *> labels;
+    bool isDefault = false;
+    std::vector<const clang::Stmt *> stmts;
+    SourceLocation loc;
+  };
+  std::vector<Section> sections;
+  std::set<const SwitchCase *> seen;
+  const auto *body = dyn_cast_or_null<CompoundStmt>(ss->getBody());
+  std::vector<const clang::Stmt *> items;
+  if (body)
+    items.assign(body->body_begin(), body->body_end());
+  else if (ss->getBody())
+    items.push_back(ss->getBody());
+  for (const clang::Stmt *c : items) {
+    if (const auto *sc = dyn_cast<SwitchCase>(c)) {
+      Section sec;
+      sec.loc = sc->getBeginLoc();
+      const clang::Stmt *sub = sc;
+      while (const auto *k = dyn_cast<SwitchCase>(sub)) {
+        seen.insert(k);
+        if (const auto *cs = dyn_cast<CaseStmt>(k)) {
+          if (cs->caseStmtIsGNURange()) {
+            error(cs->getBeginLoc(), "case ranges (case a ... b) are not "
+                                     "supported in a differentiated "
+                                     "function; list the values");
+            return;
+          }
+          sec.labels.push_back(cs->getLHS());
+        } else {
+          sec.isDefault = true;
+        }
+        sub = k->getSubStmt();
+      }
+      // `case 1: case 2: ...` with nothing in between: one section.
+      if (!sections.empty() && sections.back().stmts.empty()) {
+        for (auto *l : sec.labels)
+          sections.back().labels.push_back(l);
+        sections.back().isDefault |= sec.isDefault;
+      } else {
+        sections.push_back(sec);
+      }
+      if (sub && !isa<NullStmt>(sub))
+        sections.back().stmts.push_back(sub);
+      continue;
+    }
+    if (sections.empty()) {
+      if (isa<DeclStmt>(c) || isa<NullStmt>(c))
+        continue;
+      error(c->getBeginLoc(), "statement before the first case label of a "
+                              "switch (it never runs); remove it");
+      return;
+    }
+    sections.back().stmts.push_back(c);
+  }
+  for (const SwitchCase *sc = ss->getSwitchCaseList(); sc;
+       sc = sc->getNextSwitchCase())
+    if (!seen.count(sc)) {
+      error(sc->getBeginLoc(), "case label inside a nested statement of a "
+                               "switch (as in Duff's device) cannot be "
+                               "differentiated; put every label at the top "
+                               "level of the switch body");
+      return;
+    }
+  // Where each section's own breaks are.
+  bool plain = true;
+  std::vector<bool> endsInBreak(sections.size(), false),
+      popped(sections.size(), false);
+  for (size_t k = 0; k < sections.size(); ++k) {
+    auto &st = sections[k].stmts;
+    std::vector<const BreakStmt *> br;
+    for (const clang::Stmt *c : st)
+      ownBreaks(c, br);
+    if (!st.empty() && isa<BreakStmt>(st.back())) {
+      endsInBreak[k] = true;
+      if (br.size() > 1)
+        plain = false;
+    } else if (!br.empty()) {
+      plain = false;
+    }
+    // A break that is not last in its section ends nothing after it.
+    if (endsInBreak[k] && br.size() == 1) {
+      st.pop_back();
+      popped[k] = true;
+    }
+  }
+  if (!plain) // the breaks are lowered as the wrapper's
+    for (size_t k = 0; k < sections.size(); ++k)
+      if (popped[k])
+        sections[k].stmts.push_back(nullptr); // marker: the trailing break
+  // A section that ends with a break, return or continue never falls
+  // through into the next one.
+  bool fallsThrough = false;
+  for (size_t k = 0; k + 1 < sections.size(); ++k) {
+    const auto &st = sections[k].stmts;
+    bool ends = endsInBreak[k] ||
+                (!st.empty() && st.back() &&
+                 (isa<ReturnStmt>(st.back()) || isa<ContinueStmt>(st.back())));
+    fallsThrough |= !ends;
+  }
+
+  // The selector, evaluated once.
+  fullExpr = ss->getCond();
+  ExprP sel = lower(ss->getCond());
+  if (!sel)
+    return;
+  Var *sw = newInt("mpiad_sw", loc);
+  out.push_back(mkDecl(sw));
+  {
+    auto a = mkAssign(mkVar(sw), "=", sel);
+    a->loc = ss->getCond()->getExprLoc();
+    // the caller's pre-statements (calls in the selector) come first
+    if (pre)
+      for (auto &h : *pre)
+        out.push_back(h);
+    if (pre)
+      pre->clear();
+    out.push_back(a);
+  }
+  auto labelValue = [&](const clang::Expr *l) -> ExprP {
+    clang::Expr::EvalResult r;
+    if (!l->EvaluateAsInt(r, fe.ctx_)) {
+      error(l->getExprLoc(), "case label is not an integer constant");
+      return nullptr;
+    }
+    return mkIntText(std::to_string(r.Val.getInt().getSExtValue()));
+  };
+  std::vector<ExprP> allLabels;
+  std::vector<ExprP> match(sections.size());
+  for (size_t k = 0; k < sections.size(); ++k) {
+    ExprP m;
+    for (const clang::Expr *l : sections[k].labels) {
+      ExprP v = labelValue(l);
+      if (!v)
+        return;
+      allLabels.push_back(v);
+      ExprP eq = mkBinary("==", mkVar(sw), v);
+      m = m ? mkBinary("||", m, eq) : eq;
+    }
+    match[k] = m;
+  }
+  ExprP anyLabel;
+  for (const ExprP &v : allLabels) {
+    ExprP eq = mkBinary("==", mkVar(sw), v);
+    anyLabel = anyLabel ? mkBinary("||", anyLabel, eq) : eq;
+  }
+  for (size_t k = 0; k < sections.size(); ++k)
+    if (sections[k].isDefault)
+      match[k] = anyLabel ? mkUnary("!", anyLabel) : mkInt(1);
+
+  PushBreakable pb(breakables, plain ? Breakable::SwitchPlain
+                                     : Breakable::SwitchWrapped);
+  size_t level = breakables.size() - 1;
+  auto lowerSection = [&](size_t k, Block &b) {
+    for (const clang::Stmt *c : sections[k].stmts) {
+      if (!c) { // the trailing break of a wrapped switch
+        auto br = std::make_shared<Stmt>();
+        br->kind = Stmt::Break;
+        br->loc = sections[k].loc;
+        b.push_back(br);
+        continue;
+      }
+      lowerStmt(c, b);
+    }
+  };
+  Block chain;
+  if (plain && !fallsThrough) {
+    // if (m1) {...} else if (m2) {...} ... else {default}
+    std::vector<size_t> order;
+    for (size_t k = 0; k < sections.size(); ++k)
+      if (!sections[k].isDefault)
+        order.push_back(k);
+    for (size_t k = 0; k < sections.size(); ++k)
+      if (sections[k].isDefault)
+        order.push_back(k);
+    StmtP first, last;
+    for (size_t k : order) {
+      Block b;
+      lowerSection(k, b);
+      if (sections[k].isDefault && last) {
+        last->elseBody = std::move(b);
+        break;
+      }
+      auto st = mkIf(match[k], std::move(b));
+      st->loc = sections[k].loc;
+      if (last)
+        last->elseBody.push_back(st);
+      else
+        first = st;
+      last = st;
+    }
+    if (first)
+      chain.push_back(first);
+  } else {
+    Var *ft = newInt("mpiad_ft", loc);
+    out.push_back(mkDecl(ft));
+    out.push_back(mkAssign(mkVar(ft), "=", mkInt(0)));
+    for (size_t k = 0; k < sections.size(); ++k) {
+      Block b;
+      b.push_back(mkAssign(mkVar(ft), "=",
+                           mkInt(plain && endsInBreak[k] ? 0 : 1)));
+      lowerSection(k, b);
+      auto st = mkIf(mkBinary("||", mkVar(ft), match[k]), std::move(b));
+      st->loc = sections[k].loc;
+      chain.push_back(st);
+    }
+  }
+  if (plain) {
+    for (auto &c : chain)
+      out.push_back(c);
+    return;
+  }
+  Var *cont = breakables[level].contFlag;
+  if (cont)
+    out.push_back(mkAssign(mkVar(cont), "=", mkInt(0)));
+  auto dw = std::make_shared<Stmt>();
+  dw->kind = Stmt::DoWhile;
+  dw->loc = loc;
+  dw->body = std::move(chain);
+  dw->cond = mkInt(0);
+  out.push_back(dw);
+  if (cont) {
+    Block b;
+    emitContinue(b, loc, level);
+    out.push_back(mkIf(mkVar(cont), std::move(b)));
+  }
+}
 
 Var *Lowering::varFor(const VarDecl *vd, SourceLocation use) {
   auto it = vars.find(vd);
@@ -927,7 +1249,10 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     }
     st->parallel = parallelLoops.count(fs) || ompParallelFor(fs);
     ++loopDepth;
-    lowerInto(fs->getBody(), st->body);
+    {
+      PushBreakable pl(breakables, Breakable::Loop);
+      lowerInto(fs->getBody(), st->body);
+    }
     --loopDepth;
     out.push_back(st);
     return;
@@ -940,7 +1265,10 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     st->cond = lower(ws->getCond());
     inCondition = false;
     ++loopDepth;
-    lowerInto(ws->getBody(), st->body);
+    {
+      PushBreakable pl(breakables, Breakable::Loop);
+      lowerInto(ws->getBody(), st->body);
+    }
     --loopDepth;
     out.push_back(st);
     return;
@@ -950,7 +1278,10 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     st->kind = Stmt::DoWhile;
     st->loc = loc;
     ++loopDepth;
-    lowerInto(dw->getBody(), st->body);
+    {
+      PushBreakable pl(breakables, Breakable::Loop);
+      lowerInto(dw->getBody(), st->body);
+    }
     --loopDepth;
     inCondition = true;
     st->cond = lower(dw->getCond());
@@ -958,7 +1289,11 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     out.push_back(st);
     return;
   }
-  if (isa<BreakStmt>(s) || isa<ContinueStmt>(s)) {
+  if (isa<ContinueStmt>(s)) {
+    emitContinue(out, loc, breakables.size());
+    return;
+  }
+  if (isa<BreakStmt>(s)) {
     auto st = std::make_shared<Stmt>();
     st->kind = isa<BreakStmt>(s) ? Stmt::Break : Stmt::Continue;
     st->loc = loc;
@@ -978,9 +1313,8 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     out.push_back(st);
     return;
   }
-  if (isa<SwitchStmt>(s)) {
-    error(loc, "switch statements are not supported in a differentiated "
-               "function yet; use if/else");
+  if (const auto *ss = dyn_cast<SwitchStmt>(s)) {
+    lowerSwitch(ss, out);
     return;
   }
   if (isa<GotoStmt>(s) || isa<IndirectGotoStmt>(s) || isa<LabelStmt>(s)) {
