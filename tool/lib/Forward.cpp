@@ -691,6 +691,11 @@ const std::string *Module::tangentCallee(const std::string &name,
   append(all, epilogue);
   std::set<Var *> used;
   referenced(all, used);
+  // A tangent parameter that nothing reads (an argument that carries
+  // derivatives into a result that does not, as in a loop condition).
+  for (Var *t : skip)
+    if (!used.count(t))
+      body.insert(body.begin(), mkExprStmt(mkOpaque("(void)" + t->name)));
   std::string text = functionBody(F, body, epilogue, G.declaredTangents(),
                                   skip, F.retVar != nullptr);
   std::string ps;

@@ -560,6 +560,13 @@ ExprP Lowering::hoistToTemp(ExprP value, QualType t, SourceLocation loc) {
                "is not supported; assign it to a variable first");
     return value;
   }
+  if (guarded) {
+    error(loc, "a call to a same-file function inside an operand of &&, || "
+               "or ?: is not supported in a differentiated function (it is "
+               "evaluated before the test, but C may skip it); assign it to "
+               "a variable under an if first");
+    return value;
+  }
   CType ct = convertType(t, fe.ctx_);
   Var *tmp = F.newVar("mpiad_c" + std::to_string(++tempCount), ct,
                       Var::Synthetic);
@@ -707,22 +714,34 @@ ExprP Lowering::lower(const clang::Expr *e) {
         return nullptr;
       error(loc, "'" + UnaryOperator::getOpcodeStr(uo->getOpcode()).str() +
                      "' inside an expression is not supported here in a "
-                     "differentiated function (a loop header, a condition, "
-                     "an operand of &&, || or ?:, or on a value that is not "
-                     "an integer variable); write it as a separate "
-                     "statement");
+                     "differentiated function (an operand of &&, || or ?:, "
+                     "or on a value that is not an integer variable); write "
+                     "it as a separate statement");
       return nullptr;
     }
   }
   if (const auto *bo = dyn_cast<BinaryOperator>(e)) {
     if (bo->isAssignmentOp()) {
-      error(loc, "assignment inside an expression is not supported in a "
-                 "differentiated function; write it as a separate statement");
+      if (pre && !inCondition && !guarded) {
+        ExprP v;
+        return lowerAssignInExpr(bo, *pre, v) ? v : nullptr;
+      }
+      error(loc, "assignment inside an operand of &&, || or ?: is not "
+                 "supported in a differentiated function (it may not run); "
+                 "write it as a separate statement");
       return nullptr;
     }
     if (bo->getOpcode() == BO_Comma) {
-      error(loc, "the comma operator is not supported in a differentiated "
-                 "function");
+      if (pre && !inCondition && !guarded) {
+        // (a, b): a runs as a statement first, with its own increments.
+        lowerStmt(bo->getLHS(), *pre);
+        if (failed)
+          return nullptr;
+        return lower(bo->getRHS());
+      }
+      error(loc, "the comma operator inside an operand of &&, || or ?: is "
+                 "not supported in a differentiated function (its left side "
+                 "may not run); write it as separate statements");
       return nullptr;
     }
     bool shortCircuit = bo->getOpcode() == BO_LAnd || bo->getOpcode() == BO_LOr;
@@ -942,6 +961,77 @@ bool Lowering::lowerComm(const CallExpr *ce, Block &out) {
     s->comm.args.push_back(x);
   }
   out.push_back(s);
+  return true;
+}
+
+/// A loop condition.  Where it needs statements of its own (a call to a
+/// same-file function, an assignment, a comma, an increment), they go to
+/// `condPre`, to run before each test, and `cond` reads what they computed.
+bool Lowering::lowerLoopCond(const clang::Expr *c, ExprP &cond,
+                             Block &condPre) {
+  Block condPost;
+  Block *savedPre = pre, *savedPost = post;
+  bool savedIn = inCondition;
+  const clang::Stmt *savedFull = fullExpr;
+  int savedGuarded = guarded;
+  pre = &condPre;
+  post = &condPost;
+  inCondition = false;
+  fullExpr = c;
+  guarded = 0;
+  cond = lower(c);
+  pre = savedPre;
+  post = savedPost;
+  inCondition = savedIn;
+  fullExpr = savedFull;
+  guarded = savedGuarded;
+  if (!cond)
+    return false;
+  if (!condPost.empty()) {
+    // `while (k-- > 0)`: the test's value, then the decrement.
+    Var *t = newInt("mpiad_cond", c->getExprLoc());
+    condPre.push_back(mkDecl(t));
+    bool truth = (cond->kind == mpiad::Expr::Binary &&
+                  (cond->text == "<" || cond->text == ">" ||
+                   cond->text == "<=" || cond->text == ">=" ||
+                   cond->text == "==" || cond->text == "!=" ||
+                   cond->text == "&&" || cond->text == "||")) ||
+                 (cond->kind == mpiad::Expr::Unary && cond->text == "!");
+    condPre.push_back(mkAssign(
+        mkVar(t), "=", truth ? cond : mkBinary("!=", cond, mkInt(0))));
+    for (auto &x : condPost)
+      condPre.push_back(x);
+    cond = mkVar(t);
+  }
+  return true;
+}
+
+/// `y = e` used as a value (`x = y = 0.0`, `if ((p = malloc(n)) == NULL)`,
+/// `z = 2 * (y = x * x)`): the assignment becomes a statement before the
+/// current one, and the value is its target, read after it.
+bool Lowering::lowerAssignInExpr(const BinaryOperator *bo, Block &into,
+                                 ExprP &value) {
+  if (bo->getOpcode() == BO_Assign)
+    directCall = dyn_cast<CallExpr>(bo->getRHS()->IgnoreParenImpCasts());
+  ExprP l = lower(bo->getLHS());
+  ExprP r = lower(bo->getRHS());
+  if (!l || !r)
+    return false;
+  std::string op = bo->getOpcodeStr().str();
+  if (op == "*=" || op == "/=") {
+    r = mkBinary(op.substr(0, 1), l, r);
+    op = "=";
+  } else if (op != "=" && op != "+=" && op != "-=") {
+    if (l->isFloating()) {
+      error(bo->getOperatorLoc(), "operator '" + op +
+                                      "' on a floating-point value");
+      return false;
+    }
+  }
+  auto st = mkAssign(l, op, r);
+  st->loc = bo->getOperatorLoc();
+  into.push_back(st);
+  value = l;
   return true;
 }
 
@@ -1231,16 +1321,31 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     st->kind = Stmt::For;
     st->loc = loc;
     if (fs->getInit()) {
-      st->init = lowerLoopPart(fs->getInit());
+      // `for (k = 0, j = a; ...)`, `for (int i = 0, j = 1; ...)`: the parts
+      // before the last run before the loop, the last is the loop's own.
+      Block initB;
+      lowerStmt(fs->getInit(), initB);
+      if (!initB.empty()) {
+        st->init = initB.back();
+        initB.pop_back();
+        for (auto &x : initB)
+          out.push_back(x);
+      }
       if (st->init && st->init->kind == Stmt::Decl)
         st->init->var->declaredInForInit = true;
     }
-    if (fs->getCond()) {
-      inCondition = true;
-      st->cond = lower(fs->getCond());
-      inCondition = false;
+    Block condPre;
+    if (fs->getCond() && !lowerLoopCond(fs->getCond(), st->cond, condPre))
+      return;
+    if (fs->getInc()) {
+      // `i++, j--`: a step of several statements is a block.
+      Block stepB;
+      lowerStmt(fs->getInc(), stepB);
+      if (stepB.size() == 1)
+        st->step = stepB[0];
+      else if (!stepB.empty())
+        st->step = mkCompound(std::move(stepB));
     }
-    st->step = lowerLoopPart(fs->getInc());
     auto ck = checkpointed.find(fs);
     if (ck != checkpointed.end()) {
       st->checkpoint = true;
@@ -1251,6 +1356,17 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     ++loopDepth;
     {
       PushBreakable pl(breakables, Breakable::Loop);
+      if (!condPre.empty()) {
+        // The condition needs statements: they run at the top of each
+        // iteration, then `if (!cond) break;`.
+        for (auto &x : condPre)
+          st->body.push_back(x);
+        auto br = std::make_shared<Stmt>();
+        br->kind = Stmt::Break;
+        br->loc = st->cond->loc.isValid() ? st->cond->loc : loc;
+        st->body.push_back(mkIf(mkUnary("!", st->cond), {br}));
+        st->cond = nullptr;
+      }
       lowerInto(fs->getBody(), st->body);
     }
     --loopDepth;
@@ -1261,12 +1377,22 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     auto st = std::make_shared<Stmt>();
     st->kind = Stmt::While;
     st->loc = loc;
-    inCondition = true;
-    st->cond = lower(ws->getCond());
-    inCondition = false;
+    Block condPre;
+    if (!lowerLoopCond(ws->getCond(), st->cond, condPre))
+      return;
     ++loopDepth;
     {
       PushBreakable pl(breakables, Breakable::Loop);
+      if (!condPre.empty()) {
+        // while (1) { condPre; if (!cond) break; body }
+        for (auto &x : condPre)
+          st->body.push_back(x);
+        auto br = std::make_shared<Stmt>();
+        br->kind = Stmt::Break;
+        br->loc = loc;
+        st->body.push_back(mkIf(mkUnary("!", st->cond), {br}));
+        st->cond = mkInt(1);
+      }
       lowerInto(ws->getBody(), st->body);
     }
     --loopDepth;
@@ -1277,15 +1403,38 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     auto st = std::make_shared<Stmt>();
     st->kind = Stmt::DoWhile;
     st->loc = loc;
+    Block condPre;
+    ExprP cond;
+    if (!lowerLoopCond(dw->getCond(), cond, condPre))
+      return;
     ++loopDepth;
     {
       PushBreakable pl(breakables, Breakable::Loop);
+      if (!condPre.empty()) {
+        // mpiad_first = 1;
+        // while (1) {
+        //   if (!mpiad_first) { condPre; if (!cond) break; }
+        //   mpiad_first = 0; body
+        // }
+        // (a continue in the body skips to the condition, as in C).
+        Var *first = newInt("mpiad_first", loc);
+        out.push_back(mkDecl(first));
+        out.push_back(mkAssign(mkVar(first), "=", mkInt(1)));
+        st->kind = Stmt::While;
+        st->cond = mkInt(1);
+        Block test = condPre;
+        auto br = std::make_shared<Stmt>();
+        br->kind = Stmt::Break;
+        br->loc = loc;
+        test.push_back(mkIf(mkUnary("!", cond), {br}));
+        st->body.push_back(mkIf(mkUnary("!", mkVar(first)), std::move(test)));
+        st->body.push_back(mkAssign(mkVar(first), "=", mkInt(0)));
+      } else {
+        st->cond = cond;
+      }
       lowerInto(dw->getBody(), st->body);
     }
     --loopDepth;
-    inCondition = true;
-    st->cond = lower(dw->getCond());
-    inCondition = false;
     out.push_back(st);
     return;
   }

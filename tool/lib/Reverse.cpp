@@ -2854,6 +2854,8 @@ const Module::CalleeNames *Module::callee(const std::string &name,
       if (p->active)
         epilogue.push_back(mkAssign(mkIndex(mkVar(sig), mkInt(0)), "+=",
                                     mkVar(G.shadow(p))));
+      else // an argument that carries derivatives into a dead result
+        epilogue.push_back(mkExprStmt(mkOpaque("(void)" + sig->name)));
     } else {
       Var *s = G.shadow(p);
       Var tmp = *s;
