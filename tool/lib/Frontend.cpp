@@ -545,6 +545,14 @@ Var *Lowering::varFor(const VarDecl *vd, SourceLocation use) {
   return nullptr;
 }
 
+/// Calls after which the program does not go on: such a path needs no
+/// adjoint, and the call stays as written in every sweep that runs the
+/// primal.
+static bool endsProgram(const std::string &name) {
+  return name == "MPI_Abort" || name == "PMPI_Abort" || name == "exit" ||
+         name == "_Exit" || name == "abort" || name == "quick_exit";
+}
+
 static bool isIdentifier(const std::string &s) {
   if (s.empty() || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
     return false;
@@ -649,6 +657,12 @@ ExprP Lowering::lower(const clang::Expr *e) {
     return typed(mkIntText(spelling(il->getSourceRange())));
   if (const auto *fl = dyn_cast<FloatingLiteral>(e))
     return typed(mkFloat(spelling(fl->getSourceRange())));
+  // A literal from a macro argument (assert(n > 0 && "message")) is
+  // printed as spelled, not as the whole macro call.
+  if ((isa<CharacterLiteral>(e) || isa<StringLiteral>(e)) &&
+      e->getBeginLoc().isMacroID() && e->getBeginLoc() == e->getEndLoc())
+    return constant(
+        typed(mkOpaque(spelling(e->getSourceRange()), {}, ct.elem)), e);
   if (isa<CharacterLiteral>(e) || isa<StringLiteral>(e) ||
       isa<UnaryExprOrTypeTraitExpr>(e) || isa<OffsetOfExpr>(e))
     return constant(typed(mkOpaque(text(e->getSourceRange()), {}, ct.elem)), e);
@@ -857,10 +871,29 @@ ExprP Lowering::lowerCall(const CallExpr *ce) {
                     std::vector<Var *>(used.begin(), used.end()), rt.elem);
   }
   std::string name = callee->getNameAsString();
-  if (fe.rules_.comm(name) || name.rfind("MPI_", 0) == 0 ||
-      name.rfind("PMPI_", 0) == 0) {
-    error(loc, "'" + name + "' used as a value; call MPI functions as "
-                            "statements in a differentiated function");
+  bool isMpi = fe.rules_.comm(name) || name.rfind("MPI_", 0) == 0 ||
+               name.rfind("PMPI_", 0) == 0;
+  // Clocks are constants for derivatives: an ordinary external call.
+  bool clock = name == "MPI_Wtime" || name == "MPI_Wtick" ||
+               name == "PMPI_Wtime" || name == "PMPI_Wtick";
+  if (isMpi && !clock && !endsProgram(name)) {
+    // `if (MPI_Comm_rank(comm, &r) != MPI_SUCCESS)`, `int err =
+    // MPI_Allreduce(...)`: the call stays a statement, before this one, and
+    // its value is MPI_SUCCESS (under the default error handler a failing
+    // call does not return).
+    if (pre && !inCondition && !guarded && rt.elem == Scalar::Int) {
+      if (!lowerComm(ce, *pre))
+        return nullptr;
+      auto v = std::make_shared<mpiad::Expr>(
+          *mkOpaque("MPI_SUCCESS", {}, Scalar::Int));
+      v->intConstant = true;
+      v->loc = loc;
+      return v;
+    }
+    error(loc, "'" + name + "' used as a value inside an operand of &&, || "
+                            "or ?:; call it as a statement (its return code "
+                            "is MPI_SUCCESS here) in a differentiated "
+                            "function");
     return nullptr;
   }
   if (name == "setjmp" || name == "longjmp" || name == "_setjmp" ||
@@ -943,6 +976,14 @@ bool Lowering::lowerComm(const CallExpr *ce, Block &out) {
   for (unsigned i = 0; i < ce->getNumArgs(); ++i) {
     const clang::Expr *a = ce->getArg(i);
     CommArg::Role role = rule->args[i].role;
+    if (role == CommArg::Op || role == CommArg::Datatype) {
+      // What the handle is (MPI_DOUBLE, MPI_SUM), seen through macros
+      // (#define MPI_DTYPE MPI_DOUBLE) and locals assigned once.
+      if (ExprP h = mpiHandle(a)) {
+        s->comm.args.push_back(h);
+        continue;
+      }
+    }
     if (role == CommArg::Op || role == CommArg::Datatype ||
         role == CommArg::Comm) {
       ExprP x = lower(a);
@@ -1035,6 +1076,69 @@ bool Lowering::lowerAssignInExpr(const BinaryOperator *bo, Block &into,
   return true;
 }
 
+/// The predefined MPI handle an argument names, as `MPI_DOUBLE`: the
+/// innermost macro named MPI_* that the argument's expansion comes from
+/// (MPI_DTYPE -> MPI_DOUBLE -> the implementation's own spelling), or the
+/// initialiser of a local variable (MPI_Datatype t = MPI_DOUBLE;) that the
+/// function never assigns again and whose address it never takes.  Null if
+/// neither applies.
+ExprP Lowering::mpiHandle(const clang::Expr *a, int depth) {
+  if (depth > 8)
+    return nullptr;
+  const clang::Expr *e = a->IgnoreParenImpCasts();
+  if (const auto *dre = dyn_cast<DeclRefExpr>(e)) {
+    const auto *vd = dyn_cast<VarDecl>(dre->getDecl());
+    if (!vd || !vd->hasLocalStorage() || !vd->getInit() ||
+        vd->getDeclContext() != fd)
+      return nullptr;
+    bool changed = false;
+    std::function<void(const clang::Stmt *)> scan = [&](const clang::Stmt *t) {
+      if (!t || changed)
+        return;
+      auto refersTo = [&](const clang::Expr *x) {
+        const auto *r = dyn_cast<DeclRefExpr>(x->IgnoreParenImpCasts());
+        return r && r->getDecl() == vd;
+      };
+      if (const auto *bo = dyn_cast<BinaryOperator>(t))
+        if (bo->isAssignmentOp() && refersTo(bo->getLHS()))
+          changed = true;
+      if (const auto *uo = dyn_cast<UnaryOperator>(t))
+        if ((uo->getOpcode() == UO_AddrOf || uo->isIncrementDecrementOp()) &&
+            refersTo(uo->getSubExpr()))
+          changed = true;
+      for (const clang::Stmt *c : t->children())
+        scan(c);
+    };
+    scan(fd->getBody());
+    if (changed)
+      return nullptr;
+    return mpiHandle(vd->getInit(), depth + 1);
+  }
+  // Only an argument that is one macro name as written (MPI_DTYPE).
+  if (!isIdentifier(text(a->getSourceRange())))
+    return nullptr;
+  SourceLocation loc = a->getBeginLoc();
+  std::string found;
+  // From the token outwards: the first macro named MPI_*.
+  for (int k = 0; loc.isMacroID() && k < 16; ++k) {
+    if (SM.isMacroArgExpansion(loc)) {
+      loc = SM.getImmediateSpellingLoc(loc);
+      continue;
+    }
+    std::string n = Lexer::getImmediateMacroName(loc, SM, LO).str();
+    if (n.rfind("MPI_", 0) == 0 && isIdentifier(n)) {
+      found = n;
+      break;
+    }
+    loc = SM.getImmediateMacroCallerLoc(loc);
+  }
+  if (found.empty())
+    return nullptr;
+  auto op = std::make_shared<mpiad::Expr>(*mkOpaque(found));
+  op->loc = a->getExprLoc();
+  return op;
+}
+
 StmtP Lowering::lowerLoopPart(const clang::Stmt *s) {
   if (!s)
     return nullptr;
@@ -1104,6 +1208,53 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
 
   if (isa<NullStmt>(s))
     return;
+  // assert(c): glibc expands it to a comma, a statement expression and a
+  // call of __assert_fail.  It carries no derivative: it stays assert(c) in
+  // every generated sweep that runs the primal (the forward sweep of F_b,
+  // F_d), with c lowered like any condition.
+  if (const auto *ae = dyn_cast<clang::Expr>(s)) {
+    SourceLocation b = ae->getBeginLoc();
+    if (b.isMacroID() && Lexer::getImmediateMacroName(b, SM, LO) == "assert") {
+      const clang::Expr *cond = nullptr;
+      std::function<void(const clang::Stmt *)> find =
+          [&](const clang::Stmt *t) {
+            if (!t || cond)
+              return;
+            if (const auto *is = dyn_cast<IfStmt>(t)) {
+              cond = is->getCond();
+              return;
+            }
+            if (const auto *co = dyn_cast<ConditionalOperator>(t)) {
+              const auto *fc = dyn_cast<CallExpr>(
+                  co->getFalseExpr()->IgnoreParenCasts());
+              if (fc && fc->getDirectCallee() &&
+                  fc->getDirectCallee()->getName().contains("assert")) {
+                cond = co->getCond();
+                return;
+              }
+            }
+            if (const auto *se = dyn_cast<StmtExpr>(t)) {
+              find(se->getSubStmt());
+              return;
+            }
+            for (const clang::Stmt *c : t->children())
+              if (c && !isa<UnaryExprOrTypeTraitExpr>(c))
+                find(c);
+          };
+      find(ae);
+      if (cond) {
+        fullExpr = cond;
+        ExprP c = lower(cond);
+        if (!c)
+          return;
+        auto st = mkExprStmt(mkCall("assert", {c}, Scalar::Void));
+        st->loc = SM.getExpansionLoc(b);
+        flushPre();
+        out.push_back(st);
+        return;
+      }
+    }
+  }
   // `a = 1, b = 2;` as a statement: each operand in turn.
   if (const auto *bo = dyn_cast<BinaryOperator>(s))
     if (bo->getOpcode() == BO_Comma && !inCondition) {
@@ -1519,9 +1670,11 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     const FunctionDecl *callee = ce->getDirectCallee();
     if (callee) {
       std::string name = callee->getNameAsString();
-      // MPI calls, and the user's own wrappers that have a rule.
-      if (fe.rules_.comm(name) || name.rfind("MPI_", 0) == 0 ||
-          name.rfind("PMPI_", 0) == 0) {
+      // MPI calls, and the user's own wrappers that have a rule.  MPI_Abort
+      // ends the program: it needs no adjoint, and stays a call.
+      if ((fe.rules_.comm(name) || name.rfind("MPI_", 0) == 0 ||
+           name.rfind("PMPI_", 0) == 0) &&
+          !endsProgram(name) && name != "MPI_Wtime" && name != "MPI_Wtick") {
         lowerComm(ce, out);
         return;
       }
