@@ -226,7 +226,57 @@ private:
     ~PushBreakable() { v.pop_back(); }
   };
   int switchCount = 0;
+  // Locals holding an MPI handle that calls now name directly (mpiHandle):
+  // their declaration goes when nothing else reads them.
+  std::set<Var *> handleVars;
+  void dropUnusedHandles();
 };
+
+void Lowering::dropUnusedHandles() {
+  if (handleVars.empty())
+    return;
+  std::set<Var *> read;
+  std::function<void(const Block &)> scan = [&](const Block &b) {
+    for (const StmtP &st : b) {
+      if (!st)
+        continue;
+      // (a handle local is never assigned: a store is no read)
+      if (st->lhs && st->lhs->kind != mpiad::Expr::VarRef)
+        collectVars(st->lhs, read);
+      for (const ExprP &e : {st->rhs, st->cond})
+        if (e)
+          collectVars(e, read);
+      for (const ExprP &e : st->comm.args)
+        if (e)
+          collectVars(e, read);
+      scan(st->body);
+      scan(st->elseBody);
+      if (st->init)
+        scan({st->init});
+      if (st->step)
+        scan({st->step});
+    }
+  };
+  scan(F.body);
+  std::set<Var *> drop;
+  for (Var *v : handleVars)
+    if (!read.count(v))
+      drop.insert(v);
+  std::function<void(Block &)> strip = [&](Block &b) {
+    b.erase(std::remove_if(b.begin(), b.end(),
+                           [&](const StmtP &st) {
+                             return st && st->kind == Stmt::Decl &&
+                                    drop.count(st->var);
+                           }),
+            b.end());
+    for (StmtP &st : b)
+      if (st) {
+        strip(st->body);
+        strip(st->elseBody);
+      }
+  };
+  strip(F.body);
+}
 
 Var *Lowering::newInt(const std::string &prefix, SourceLocation loc) {
   CType t;
@@ -1112,7 +1162,11 @@ ExprP Lowering::mpiHandle(const clang::Expr *a, int depth) {
     scan(fd->getBody());
     if (changed)
       return nullptr;
-    return mpiHandle(vd->getInit(), depth + 1);
+    ExprP h = mpiHandle(vd->getInit(), depth + 1);
+    if (h)
+      if (Var *v = varFor(vd, dre->getLocation()))
+        handleVars.insert(v);
+    return h;
   }
   // Only an argument that is one macro name as written (MPI_DTYPE).
   if (!isIdentifier(text(a->getSourceRange())))
@@ -1780,6 +1834,7 @@ bool Lowering::run() {
   if (!checkExprDepth(fd->getBody()))
     return false;
   lowerInto(fd->getBody(), F.body);
+  dropUnusedHandles();
   // `#pragma mpiad inactive(v)` inside this function's body.
   SourceRange body = fd->getBody()->getSourceRange();
   for (const PragmaRecord &pr : fe.pragmas_) {
