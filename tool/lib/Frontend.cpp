@@ -202,7 +202,6 @@ private:
   void lowerStmt(const clang::Stmt *s, Block &out);
   void lowerInto(const clang::Stmt *s, Block &out);
   bool lowerComm(const CallExpr *ce, Block &out);
-  StmtP lowerLoopPart(const clang::Stmt *s);
   void lowerSwitch(const SwitchStmt *ss, Block &out);
   void emitContinue(Block &out, SourceLocation loc, size_t level);
   bool lowerLoopCond(const clang::Expr *c, ExprP &cond, Block &condPre);
@@ -614,8 +613,8 @@ static bool isIdentifier(const std::string &s) {
 
 ExprP Lowering::hoistToTemp(ExprP value, QualType t, SourceLocation loc) {
   if (!pre || inCondition) {
-    error(loc, "a call to a differentiated function inside a loop condition "
-               "is not supported; assign it to a variable first");
+    error(loc, "internal: a call to a same-file function where no statement "
+               "can be placed before it; assign it to a variable first");
     return value;
   }
   if (guarded) {
@@ -1191,25 +1190,6 @@ ExprP Lowering::mpiHandle(const clang::Expr *a, int depth) {
   auto op = std::make_shared<mpiad::Expr>(*mkOpaque(found));
   op->loc = a->getExprLoc();
   return op;
-}
-
-StmtP Lowering::lowerLoopPart(const clang::Stmt *s) {
-  if (!s)
-    return nullptr;
-  Block b;
-  Block *savedPre = pre;
-  pre = nullptr; // calls in loop headers cannot be hoisted
-  inCondition = true;
-  lowerStmt(s, b);
-  inCondition = false;
-  pre = savedPre;
-  if (b.size() == 1)
-    return b[0];
-  if (b.empty())
-    return nullptr;
-  error(s->getBeginLoc(), "this loop header is too complex to differentiate; "
-                          "use one initialisation and one increment");
-  return nullptr;
 }
 
 void Lowering::lowerInto(const clang::Stmt *s, Block &out) {
