@@ -99,6 +99,13 @@ class Prog:
         self.callee_text = []
         self.comm_helpers = set()  # communicating helpers used (COMM_HELPERS)
         self.features = set()
+        # The C constructs the frontend lowers (switch, comma in for headers,
+        # chained assignment): decided by an RNG of their own, so that the
+        # other choices of a program stay what they were for a seed without
+        # them (a quarter of the programs have none).
+        self.rng2 = random.Random(seed * 7919 + 13)
+        self.lowered = self.rng2.random() < 0.75
+        self.extra_loopvar = None
 
     # ---- emission --------------------------------------------------------
     def emit(self, s):
@@ -319,7 +326,15 @@ class Prog:
         flt = typ == "float"
         e = self.vexpr(depth, flt)
         k = R.randrange(10)
-        if k == 0:
+        if k == 0 and self.lowered and self.rng2.random() < 0.5 and len(self.tvars) > 1:
+            # chained assignment: other = name = e (other gets name's value)
+            self.features.add("chained assignment")
+            other = self.rng2.choice([v for v in self.tvars if v[0] != name])[0]
+            if self.rng2.random() < 0.5:
+                self.emit("%s = %s = %s;" % (other, name, e))
+            else:
+                self.emit("%s += (%s = %s);" % (other, name, e))
+        elif k == 0:
             self.emit("%s = %s;" % (name, e))
         elif k == 1:
             self.emit("%s += %s;" % (name, e))
@@ -507,6 +522,16 @@ class Prog:
             if R.random() < 0.5:
                 return "for (int %s = 0; %s < n; %s += 2)" % (v, v, v), v, "n", self.n_rep
             return "for (int %s = 0; %s <= n - 1; %s++)" % (v, v, v), v, "n", self.n_rep
+        if self.lowered and self.rng2.random() < 0.3:
+            # two counters in one header: vv runs n-1 .. 0 while v runs 0 .. n-1
+            self.features.add("comma in for header")
+            vv = "j%d" % self.loopno
+            self.extra_loopvar = vv
+            if self.rng2.random() < 0.5:
+                return ("for (int %s = 0, %s = n - 1; %s < n; %s++, %s--)"
+                        % (v, vv, v, v, vv)), v, "n", self.n_rep
+            return ("for (%s = n - 1, %s = 0; %s < n; %s++, %s--)"
+                    % (vv, v, v, v, vv)), v, "n", self.n_rep
         self.features.add("loop over n")
         return "for (int %s = 0; %s < n; %s++)" % (v, v, v), v, "n", self.n_rep
 
@@ -539,9 +564,16 @@ class Prog:
             self.emit("%s++;" % c)
             self.close(" while (%s < %d);" % (c, R.randrange(1, 4)))
             return
+        self.extra_loopvar = None
         head, v, kind, rep = self.loop_head()
+        vv = self.extra_loopvar
+        if vv and head.startswith("for (%s " % vv):
+            # counters declared before the loop, assigned in its header
+            self.emit("int %s, %s;" % (v, vv))
         self.open(head, rep)
         self.loops.append((v, kind))
+        if vv:
+            self.loops.append((vv, kind))
         # break / continue become flags that guard the rest of the body and
         # the later iterations (Normalize.cpp): a varying condition makes the
         # whole body varying control.  Both conditions are made first.
@@ -564,6 +596,8 @@ class Prog:
         if self.in_tail and R.random() < 0.2:
             self.early_return(depth)
         self.drop_loop(v)
+        if vv:
+            self.drop_loop(vv)
         self.close()
 
     def st_if(self, depth, budget):
@@ -576,6 +610,57 @@ class Prog:
             self.emit("} else {")
             self.ind += 1
             self.body(depth - 1, budget)
+        self.close()
+
+    def st_switch(self, depth, budget):
+        """switch on an integer: fall-through, break at the end of a section
+        or inside an if (the frontend's three lowerings), default anywhere."""
+        R2 = self.rng2
+        self.features.add("switch")
+        opts = [("m %% 3", True), ("(n + m) %% 4", self.n_rep)]
+        for (v, kind) in self.loops:
+            opts.append(("%s %% 3" % v, self.loopvar_rep(v)))
+        sel, rep = R2.choice(opts)
+        sel = sel.replace("%%", "%")
+        self.open("switch (%s)" % sel, rep)
+        sw_level = len(self.ctrl) - 1
+        labels = R2.sample([0, 1, 2, 3], R2.randrange(1, 4))
+        secs = [("case %d:" % l) for l in labels]
+        if R2.random() < 0.6:
+            secs.insert(R2.randrange(len(secs) + 1), "default:")
+        for sec in secs:
+            self.ind -= 1
+            self.emit(sec)
+            self.ind += 1
+            end = R2.randrange(4)  # 0 fall through, 1 break after, 2 break inside, 3 if-break inside
+            self.emit("{")
+            self.ind += 1
+            self.ctrl.append(rep)
+            # every section changes a value, so that the path taken (and a
+            # fall-through) shows in the results
+            self.st_assign(1)
+            if end == 3:
+                c, crep = self.cond(depth - 1)
+                if not crep:
+                    self.ctrl[sw_level] = False
+                    self.ctrl[-1] = False
+                self.features.add("break inside a switch section")
+                self.body(depth - 1, budget)
+                self.emit("if (%s)" % c)
+                self.emit("  break;")
+                self.body(depth - 1, budget)
+            else:
+                self.body(depth - 1, budget)
+            if end == 2:
+                self.emit("break;")
+            self.ind -= 1
+            self.ctrl.pop()
+            self.emit("}")
+            self.end_scope(len(self.ctrl))
+            if end == 1:
+                self.emit("break;")
+            if end == 0:
+                self.features.add("switch fall-through")
         self.close()
 
     def early_return(self, depth):
@@ -616,6 +701,8 @@ class Prog:
                     self.st_assign(2)
             elif k <= 5:
                 self.st_loop(depth, budget)
+            elif k <= 7 and self.lowered and self.rng2.random() < 0.3:
+                self.st_switch(depth, budget)
             elif k <= 7:
                 self.st_if(depth, budget)
             elif k == 8 and self.ctrl:

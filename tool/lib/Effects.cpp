@@ -221,8 +221,14 @@ static void walkBlock(const Block &b,
       inner.loopDepth++;
       if (s->init)
         fn(*s->init, ctx);
-      if (s->step)
-        fn(*s->step, inner);
+      if (s->step) {
+        // `i++, j--`: a block of steps (only before normalization, which
+        // turns such a loop into a while loop)
+        if (s->step->kind == Stmt::Compound)
+          walkBlock(s->step->body, fn, inner);
+        else
+          fn(*s->step, inner);
+      }
       walkBlock(s->body, fn, inner);
       break;
     case Stmt::Compound:

@@ -350,6 +350,14 @@ public:
   static bool isInPlace(const ExprP &e) {
     return e->kind == Expr::Opaque && e->text == "MPI_IN_PLACE";
   }
+  /// A null pointer passed as a buffer (MPI_Reduce's receive buffer on a
+  /// rank other than the root): its tangent is a null pointer too.
+  static bool isNullBuffer(const ExprP &e) {
+    if (e->kind == Expr::Cast)
+      return isNullBuffer(e->ops[0]);
+    return (e->kind == Expr::Opaque && e->text == "NULL") ||
+           (e->kind == Expr::IntLit && e->text == "0");
+  }
 
   /// Stand-in tangent buffers of variables that carry no derivative but are
   /// passed to a communication call beside buffers that do (the result of
@@ -400,6 +408,8 @@ public:
     const ExprP &buf = args[i];
     if (isInPlace(buf))
       return buf;
+    if (r.args[i].write && isNullBuffer(buf))
+      return mkOpaque("NULL");
     Var *b = baseVar(buf);
     if (b && b->active)
       return td(buf);
@@ -712,6 +722,11 @@ const std::string *Module::tangentCallee(const std::string &name,
   append(all, epilogue);
   std::set<Var *> used;
   referenced(all, used);
+  // A tangent parameter that nothing reads (an argument that carries
+  // derivatives into a result that does not, as in a loop condition).
+  for (Var *t : skip)
+    if (!used.count(t))
+      body.insert(body.begin(), mkExprStmt(mkOpaque("(void)" + t->name)));
   std::string text = functionBody(F, body, epilogue, G.declaredTangents(),
                                   skip, F.retVar != nullptr);
   std::string ps;

@@ -204,8 +204,379 @@ private:
   void lowerStmt(const clang::Stmt *s, Block &out);
   void lowerInto(const clang::Stmt *s, Block &out);
   bool lowerComm(const CallExpr *ce, Block &out);
-  StmtP lowerLoopPart(const clang::Stmt *s);
+  void lowerSwitch(const SwitchStmt *ss, Block &out);
+  void emitContinue(Block &out, SourceLocation loc, size_t level);
+  bool lowerLoopCond(const clang::Expr *c, ExprP &cond, Block &condPre);
+  bool lowerAssignInExpr(const BinaryOperator *bo, Block &into, ExprP &value);
+  ExprP mpiHandle(const clang::Expr *a, int depth = 0);
+  Var *newInt(const std::string &prefix, SourceLocation loc);
+
+  // What a `break` or `continue` belongs to: a loop, or a switch (lowered to
+  // if/else: `plain`, where every break ends a section; or inside a one-trip
+  // `do { } while (0)` whose break is the switch's, `wrapped`).
+  struct Breakable {
+    enum Kind { Loop, SwitchPlain, SwitchWrapped } kind;
+    Var *contFlag = nullptr; // wrapped: a continue of an enclosing loop
+  };
+  std::vector<Breakable> breakables;
+  struct PushBreakable {
+    std::vector<Breakable> &v;
+    PushBreakable(std::vector<Breakable> &v, Breakable::Kind k) : v(v) {
+      v.push_back({k, nullptr});
+    }
+    ~PushBreakable() { v.pop_back(); }
+  };
+  int switchCount = 0;
+  // Locals holding an MPI handle that calls now name directly (mpiHandle):
+  // their declaration goes when nothing else reads them.
+  std::set<Var *> handleVars;
+  void dropUnusedHandles();
 };
+
+void Lowering::dropUnusedHandles() {
+  if (handleVars.empty())
+    return;
+  std::set<Var *> read;
+  std::function<void(const Block &)> scan = [&](const Block &b) {
+    for (const StmtP &st : b) {
+      if (!st)
+        continue;
+      // (a handle local is never assigned: a store is no read)
+      if (st->lhs && st->lhs->kind != mpiad::Expr::VarRef)
+        collectVars(st->lhs, read);
+      for (const ExprP &e : {st->rhs, st->cond})
+        if (e)
+          collectVars(e, read);
+      for (const ExprP &e : st->comm.args)
+        if (e)
+          collectVars(e, read);
+      scan(st->body);
+      scan(st->elseBody);
+      if (st->init)
+        scan({st->init});
+      if (st->step)
+        scan({st->step});
+    }
+  };
+  scan(F.body);
+  std::set<Var *> drop;
+  for (Var *v : handleVars)
+    if (!read.count(v))
+      drop.insert(v);
+  std::function<void(Block &)> strip = [&](Block &b) {
+    b.erase(std::remove_if(b.begin(), b.end(),
+                           [&](const StmtP &st) {
+                             return st && st->kind == Stmt::Decl &&
+                                    drop.count(st->var);
+                           }),
+            b.end());
+    for (StmtP &st : b)
+      if (st) {
+        strip(st->body);
+        strip(st->elseBody);
+      }
+  };
+  strip(F.body);
+}
+
+Var *Lowering::newInt(const std::string &prefix, SourceLocation loc) {
+  CType t;
+  t.elem = Scalar::Int;
+  t.base = "int";
+  Var *v = F.newVar(prefix + std::to_string(++switchCount), t, Var::Synthetic);
+  v->loc = loc;
+  return v;
+}
+
+/// The statements that a `break` in `s` leaves: those of the switch or loop
+/// `s` is in, not of loops or switches nested in `s`.
+static void ownBreaks(const clang::Stmt *s,
+                      std::vector<const BreakStmt *> &out) {
+  if (!s)
+    return;
+  if (const auto *b = dyn_cast<BreakStmt>(s)) {
+    out.push_back(b);
+    return;
+  }
+  if (isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) ||
+      isa<SwitchStmt>(s) || isa<clang::Expr>(s))
+    return;
+  for (const clang::Stmt *c : s->children())
+    ownBreaks(c, out);
+}
+
+/// `continue` at breakable level `level` (the entries below it): a loop's
+/// own continue, or, from inside a wrapped switch, a flag and the wrapper's
+/// break (the flag is turned into a continue after the wrapper).
+void Lowering::emitContinue(Block &out, SourceLocation loc, size_t level) {
+  for (size_t k = level; k-- > 0;) {
+    Breakable &b = breakables[k];
+    if (b.kind == Breakable::SwitchPlain)
+      continue;
+    auto st = std::make_shared<Stmt>();
+    st->loc = loc;
+    if (b.kind == Breakable::Loop) {
+      st->kind = Stmt::Continue;
+      out.push_back(st);
+      return;
+    }
+    if (!b.contFlag)
+      b.contFlag = newInt("mpiad_swcont", loc);
+    auto set = mkAssign(mkVar(b.contFlag), "=", mkInt(1));
+    set->loc = loc;
+    out.push_back(set);
+    st->kind = Stmt::Break;
+    out.push_back(st);
+    return;
+  }
+  error(loc, "continue outside a loop");
+}
+
+/// switch (e) { case 1: A; case 2: B; break; default: C; }  becomes
+///   mpiad_sw1 = e;
+///   if (mpiad_sw1 == 1 || ...) { ... } else if ... else { default }
+/// when every section but the last ends with a `break` of its own; else,
+/// with a fall-through flag,
+///   mpiad_ft1 = 0;
+///   if (mpiad_ft1 || mpiad_sw1 == 1) { mpiad_ft1 = 1; A }
+///   if (mpiad_ft1 || mpiad_sw1 == 2) { mpiad_ft1 = 0; B }
+///   if (mpiad_ft1 || !(mpiad_sw1 == 1 || mpiad_sw1 == 2)) { ... C }
+/// and where a break sits elsewhere (inside an if), the sections go into a
+/// one-trip `do { ... } while (0)` whose break is the switch's.  A continue
+/// in a wrapped switch sets a flag, breaks, and continues after the wrapper.
+void Lowering::lowerSwitch(const SwitchStmt *ss, Block &out) {
+  SourceLocation loc = ss->getBeginLoc();
+  if (ss->getInit() || ss->getConditionVariable()) {
+    error(loc, "declarations in a switch condition are not supported");
+    return;
+  }
+  struct Section {
+    std::vector<const clang::Expr *> labels;
+    bool isDefault = false;
+    std::vector<const clang::Stmt *> stmts;
+    SourceLocation loc;
+  };
+  std::vector<Section> sections;
+  std::set<const SwitchCase *> seen;
+  const auto *body = dyn_cast_or_null<CompoundStmt>(ss->getBody());
+  std::vector<const clang::Stmt *> items;
+  if (body)
+    items.assign(body->body_begin(), body->body_end());
+  else if (ss->getBody())
+    items.push_back(ss->getBody());
+  for (const clang::Stmt *c : items) {
+    if (const auto *sc = dyn_cast<SwitchCase>(c)) {
+      Section sec;
+      sec.loc = sc->getBeginLoc();
+      const clang::Stmt *sub = sc;
+      while (const auto *k = dyn_cast<SwitchCase>(sub)) {
+        seen.insert(k);
+        if (const auto *cs = dyn_cast<CaseStmt>(k)) {
+          if (cs->caseStmtIsGNURange()) {
+            error(cs->getBeginLoc(), "case ranges (case a ... b) are not "
+                                     "supported in a differentiated "
+                                     "function; list the values");
+            return;
+          }
+          sec.labels.push_back(cs->getLHS());
+        } else {
+          sec.isDefault = true;
+        }
+        sub = k->getSubStmt();
+      }
+      // `case 1: case 2: ...` with nothing in between: one section.
+      if (!sections.empty() && sections.back().stmts.empty()) {
+        for (auto *l : sec.labels)
+          sections.back().labels.push_back(l);
+        sections.back().isDefault |= sec.isDefault;
+      } else {
+        sections.push_back(sec);
+      }
+      if (sub && !isa<NullStmt>(sub))
+        sections.back().stmts.push_back(sub);
+      continue;
+    }
+    if (sections.empty()) {
+      if (isa<DeclStmt>(c) || isa<NullStmt>(c))
+        continue;
+      error(c->getBeginLoc(), "statement before the first case label of a "
+                              "switch (it never runs); remove it");
+      return;
+    }
+    sections.back().stmts.push_back(c);
+  }
+  for (const SwitchCase *sc = ss->getSwitchCaseList(); sc;
+       sc = sc->getNextSwitchCase())
+    if (!seen.count(sc)) {
+      error(sc->getBeginLoc(), "case label inside a nested statement of a "
+                               "switch (as in Duff's device) cannot be "
+                               "differentiated; put every label at the top "
+                               "level of the switch body");
+      return;
+    }
+  // Where each section's own breaks are.
+  bool plain = true;
+  std::vector<bool> endsInBreak(sections.size(), false),
+      popped(sections.size(), false);
+  for (size_t k = 0; k < sections.size(); ++k) {
+    auto &st = sections[k].stmts;
+    std::vector<const BreakStmt *> br;
+    for (const clang::Stmt *c : st)
+      ownBreaks(c, br);
+    if (!st.empty() && isa<BreakStmt>(st.back())) {
+      endsInBreak[k] = true;
+      if (br.size() > 1)
+        plain = false;
+    } else if (!br.empty()) {
+      plain = false;
+    }
+    // A break that is not last in its section ends nothing after it.
+    if (endsInBreak[k] && br.size() == 1) {
+      st.pop_back();
+      popped[k] = true;
+    }
+  }
+  if (!plain) // the breaks are lowered as the wrapper's
+    for (size_t k = 0; k < sections.size(); ++k)
+      if (popped[k])
+        sections[k].stmts.push_back(nullptr); // marker: the trailing break
+  // A section that ends with a break, return or continue never falls
+  // through into the next one.
+  bool fallsThrough = false;
+  for (size_t k = 0; k + 1 < sections.size(); ++k) {
+    const auto &st = sections[k].stmts;
+    bool ends = endsInBreak[k] ||
+                (!st.empty() && st.back() &&
+                 (isa<ReturnStmt>(st.back()) || isa<ContinueStmt>(st.back())));
+    fallsThrough |= !ends;
+  }
+
+  // The selector, evaluated once.
+  fullExpr = ss->getCond();
+  ExprP sel = lower(ss->getCond());
+  if (!sel)
+    return;
+  Var *sw = newInt("mpiad_sw", loc);
+  out.push_back(mkDecl(sw));
+  {
+    auto a = mkAssign(mkVar(sw), "=", sel);
+    a->loc = ss->getCond()->getExprLoc();
+    // the caller's pre-statements (calls in the selector) come first
+    if (pre)
+      for (auto &h : *pre)
+        out.push_back(h);
+    if (pre)
+      pre->clear();
+    out.push_back(a);
+  }
+  auto labelValue = [&](const clang::Expr *l) -> ExprP {
+    clang::Expr::EvalResult r;
+    if (!l->EvaluateAsInt(r, fe.ctx_)) {
+      error(l->getExprLoc(), "case label is not an integer constant");
+      return nullptr;
+    }
+    return mkIntText(std::to_string(r.Val.getInt().getSExtValue()));
+  };
+  std::vector<ExprP> allLabels;
+  std::vector<ExprP> match(sections.size());
+  for (size_t k = 0; k < sections.size(); ++k) {
+    ExprP m;
+    for (const clang::Expr *l : sections[k].labels) {
+      ExprP v = labelValue(l);
+      if (!v)
+        return;
+      allLabels.push_back(v);
+      ExprP eq = mkBinary("==", mkVar(sw), v);
+      m = m ? mkBinary("||", m, eq) : eq;
+    }
+    match[k] = m;
+  }
+  ExprP anyLabel;
+  for (const ExprP &v : allLabels) {
+    ExprP eq = mkBinary("==", mkVar(sw), v);
+    anyLabel = anyLabel ? mkBinary("||", anyLabel, eq) : eq;
+  }
+  for (size_t k = 0; k < sections.size(); ++k)
+    if (sections[k].isDefault)
+      match[k] = anyLabel ? mkUnary("!", anyLabel) : mkInt(1);
+
+  PushBreakable pb(breakables, plain ? Breakable::SwitchPlain
+                                     : Breakable::SwitchWrapped);
+  size_t level = breakables.size() - 1;
+  auto lowerSection = [&](size_t k, Block &b) {
+    for (const clang::Stmt *c : sections[k].stmts) {
+      if (!c) { // the trailing break of a wrapped switch
+        auto br = std::make_shared<Stmt>();
+        br->kind = Stmt::Break;
+        br->loc = sections[k].loc;
+        b.push_back(br);
+        continue;
+      }
+      lowerStmt(c, b);
+    }
+  };
+  Block chain;
+  if (plain && !fallsThrough) {
+    // if (m1) {...} else if (m2) {...} ... else {default}
+    std::vector<size_t> order;
+    for (size_t k = 0; k < sections.size(); ++k)
+      if (!sections[k].isDefault)
+        order.push_back(k);
+    for (size_t k = 0; k < sections.size(); ++k)
+      if (sections[k].isDefault)
+        order.push_back(k);
+    StmtP first, last;
+    for (size_t k : order) {
+      Block b;
+      lowerSection(k, b);
+      if (sections[k].isDefault && last) {
+        last->elseBody = std::move(b);
+        break;
+      }
+      auto st = mkIf(match[k], std::move(b));
+      st->loc = sections[k].loc;
+      if (last)
+        last->elseBody.push_back(st);
+      else
+        first = st;
+      last = st;
+    }
+    if (first)
+      chain.push_back(first);
+  } else {
+    Var *ft = newInt("mpiad_ft", loc);
+    out.push_back(mkDecl(ft));
+    out.push_back(mkAssign(mkVar(ft), "=", mkInt(0)));
+    for (size_t k = 0; k < sections.size(); ++k) {
+      Block b;
+      b.push_back(mkAssign(mkVar(ft), "=",
+                           mkInt(plain && endsInBreak[k] ? 0 : 1)));
+      lowerSection(k, b);
+      auto st = mkIf(mkBinary("||", mkVar(ft), match[k]), std::move(b));
+      st->loc = sections[k].loc;
+      chain.push_back(st);
+    }
+  }
+  if (plain) {
+    for (auto &c : chain)
+      out.push_back(c);
+    return;
+  }
+  Var *cont = breakables[level].contFlag;
+  if (cont)
+    out.push_back(mkAssign(mkVar(cont), "=", mkInt(0)));
+  auto dw = std::make_shared<Stmt>();
+  dw->kind = Stmt::DoWhile;
+  dw->loc = loc;
+  dw->body = std::move(chain);
+  dw->cond = mkInt(0);
+  out.push_back(dw);
+  if (cont) {
+    Block b;
+    emitContinue(b, loc, level);
+    out.push_back(mkIf(mkVar(cont), std::move(b)));
+  }
+}
 
 Var *Lowering::varFor(const VarDecl *vd, SourceLocation use) {
   auto it = vars.find(vd);
@@ -225,6 +596,14 @@ Var *Lowering::varFor(const VarDecl *vd, SourceLocation use) {
   return nullptr;
 }
 
+/// Calls after which the program does not go on: such a path needs no
+/// adjoint, and the call stays as written in every sweep that runs the
+/// primal.
+static bool endsProgram(const std::string &name) {
+  return name == "MPI_Abort" || name == "PMPI_Abort" || name == "exit" ||
+         name == "_Exit" || name == "abort" || name == "quick_exit";
+}
+
 static bool isIdentifier(const std::string &s) {
   if (s.empty() || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
     return false;
@@ -236,8 +615,15 @@ static bool isIdentifier(const std::string &s) {
 
 ExprP Lowering::hoistToTemp(ExprP value, QualType t, SourceLocation loc) {
   if (!pre || inCondition) {
-    error(loc, "a call to a differentiated function inside a loop condition "
-               "is not supported; assign it to a variable first");
+    error(loc, "internal: a call to a same-file function where no statement "
+               "can be placed before it; assign it to a variable first");
+    return value;
+  }
+  if (guarded) {
+    error(loc, "a call to a same-file function inside an operand of &&, || "
+               "or ?: is not supported in a differentiated function (it is "
+               "evaluated before the test, but C may skip it); assign it to "
+               "a variable under an if first");
     return value;
   }
   CType ct = convertType(t, fe.ctx_);
@@ -322,6 +708,12 @@ ExprP Lowering::lower(const clang::Expr *e) {
     return typed(mkIntText(spelling(il->getSourceRange())));
   if (const auto *fl = dyn_cast<FloatingLiteral>(e))
     return typed(mkFloat(spelling(fl->getSourceRange())));
+  // A literal from a macro argument (assert(n > 0 && "message")) is
+  // printed as spelled, not as the whole macro call.
+  if ((isa<CharacterLiteral>(e) || isa<StringLiteral>(e)) &&
+      e->getBeginLoc().isMacroID() && e->getBeginLoc() == e->getEndLoc())
+    return constant(
+        typed(mkOpaque(spelling(e->getSourceRange()), {}, ct.elem)), e);
   if (isa<CharacterLiteral>(e) || isa<StringLiteral>(e) ||
       isa<UnaryExprOrTypeTraitExpr>(e) || isa<OffsetOfExpr>(e))
     return constant(typed(mkOpaque(text(e->getSourceRange()), {}, ct.elem)), e);
@@ -387,22 +779,34 @@ ExprP Lowering::lower(const clang::Expr *e) {
         return nullptr;
       error(loc, "'" + UnaryOperator::getOpcodeStr(uo->getOpcode()).str() +
                      "' inside an expression is not supported here in a "
-                     "differentiated function (a loop header, a condition, "
-                     "an operand of &&, || or ?:, or on a value that is not "
-                     "an integer variable); write it as a separate "
-                     "statement");
+                     "differentiated function (an operand of &&, || or ?:, "
+                     "or on a value that is not an integer variable); write "
+                     "it as a separate statement");
       return nullptr;
     }
   }
   if (const auto *bo = dyn_cast<BinaryOperator>(e)) {
     if (bo->isAssignmentOp()) {
-      error(loc, "assignment inside an expression is not supported in a "
-                 "differentiated function; write it as a separate statement");
+      if (pre && !inCondition && !guarded) {
+        ExprP v;
+        return lowerAssignInExpr(bo, *pre, v) ? v : nullptr;
+      }
+      error(loc, "assignment inside an operand of &&, || or ?: is not "
+                 "supported in a differentiated function (it may not run); "
+                 "write it as a separate statement");
       return nullptr;
     }
     if (bo->getOpcode() == BO_Comma) {
-      error(loc, "the comma operator is not supported in a differentiated "
-                 "function");
+      if (pre && !inCondition && !guarded) {
+        // (a, b): a runs as a statement first, with its own increments.
+        lowerStmt(bo->getLHS(), *pre);
+        if (failed)
+          return nullptr;
+        return lower(bo->getRHS());
+      }
+      error(loc, "the comma operator inside an operand of &&, || or ?: is "
+                 "not supported in a differentiated function (its left side "
+                 "may not run); write it as separate statements");
       return nullptr;
     }
     bool shortCircuit = bo->getOpcode() == BO_LAnd || bo->getOpcode() == BO_LOr;
@@ -518,10 +922,29 @@ ExprP Lowering::lowerCall(const CallExpr *ce) {
                     std::vector<Var *>(used.begin(), used.end()), rt.elem);
   }
   std::string name = callee->getNameAsString();
-  if (fe.rules_.comm(name) || name.rfind("MPI_", 0) == 0 ||
-      name.rfind("PMPI_", 0) == 0) {
-    error(loc, "'" + name + "' used as a value; call MPI functions as "
-                            "statements in a differentiated function");
+  bool isMpi = fe.rules_.comm(name) || name.rfind("MPI_", 0) == 0 ||
+               name.rfind("PMPI_", 0) == 0;
+  // Clocks are constants for derivatives: an ordinary external call.
+  bool clock = name == "MPI_Wtime" || name == "MPI_Wtick" ||
+               name == "PMPI_Wtime" || name == "PMPI_Wtick";
+  if (isMpi && !clock && !endsProgram(name)) {
+    // `if (MPI_Comm_rank(comm, &r) != MPI_SUCCESS)`, `int err =
+    // MPI_Allreduce(...)`: the call stays a statement, before this one, and
+    // its value is MPI_SUCCESS (under the default error handler a failing
+    // call does not return).
+    if (pre && !inCondition && !guarded && rt.elem == Scalar::Int) {
+      if (!lowerComm(ce, *pre))
+        return nullptr;
+      auto v = std::make_shared<mpiad::Expr>(
+          *mkOpaque("MPI_SUCCESS", {}, Scalar::Int));
+      v->intConstant = true;
+      v->loc = loc;
+      return v;
+    }
+    error(loc, "'" + name + "' used as a value inside an operand of &&, || "
+                            "or ?:; call it as a statement (its return code "
+                            "is MPI_SUCCESS here) in a differentiated "
+                            "function");
     return nullptr;
   }
   if (name == "setjmp" || name == "longjmp" || name == "_setjmp" ||
@@ -604,6 +1027,14 @@ bool Lowering::lowerComm(const CallExpr *ce, Block &out) {
   for (unsigned i = 0; i < ce->getNumArgs(); ++i) {
     const clang::Expr *a = ce->getArg(i);
     CommArg::Role role = rule->args[i].role;
+    if (role == CommArg::Op || role == CommArg::Datatype) {
+      // What the handle is (MPI_DOUBLE, MPI_SUM), seen through macros
+      // (#define MPI_DTYPE MPI_DOUBLE) and locals assigned once.
+      if (ExprP h = mpiHandle(a)) {
+        s->comm.args.push_back(h);
+        continue;
+      }
+    }
     if (role == CommArg::Op || role == CommArg::Datatype ||
         role == CommArg::Comm) {
       ExprP x = lower(a);
@@ -625,23 +1056,142 @@ bool Lowering::lowerComm(const CallExpr *ce, Block &out) {
   return true;
 }
 
-StmtP Lowering::lowerLoopPart(const clang::Stmt *s) {
-  if (!s)
-    return nullptr;
-  Block b;
-  Block *savedPre = pre;
-  pre = nullptr; // calls in loop headers cannot be hoisted
-  inCondition = true;
-  lowerStmt(s, b);
+/// A loop condition.  Where it needs statements of its own (a call to a
+/// same-file function, an assignment, a comma, an increment), they go to
+/// `condPre`, to run before each test, and `cond` reads what they computed.
+bool Lowering::lowerLoopCond(const clang::Expr *c, ExprP &cond,
+                             Block &condPre) {
+  Block condPost;
+  Block *savedPre = pre, *savedPost = post;
+  bool savedIn = inCondition;
+  const clang::Stmt *savedFull = fullExpr;
+  int savedGuarded = guarded;
+  pre = &condPre;
+  post = &condPost;
   inCondition = false;
+  fullExpr = c;
+  guarded = 0;
+  cond = lower(c);
   pre = savedPre;
-  if (b.size() == 1)
-    return b[0];
-  if (b.empty())
+  post = savedPost;
+  inCondition = savedIn;
+  fullExpr = savedFull;
+  guarded = savedGuarded;
+  if (!cond)
+    return false;
+  if (!condPost.empty()) {
+    // `while (k-- > 0)`: the test's value, then the decrement.
+    Var *t = newInt("mpiad_cond", c->getExprLoc());
+    condPre.push_back(mkDecl(t));
+    bool truth = (cond->kind == mpiad::Expr::Binary &&
+                  (cond->text == "<" || cond->text == ">" ||
+                   cond->text == "<=" || cond->text == ">=" ||
+                   cond->text == "==" || cond->text == "!=" ||
+                   cond->text == "&&" || cond->text == "||")) ||
+                 (cond->kind == mpiad::Expr::Unary && cond->text == "!");
+    condPre.push_back(mkAssign(
+        mkVar(t), "=", truth ? cond : mkBinary("!=", cond, mkInt(0))));
+    for (auto &x : condPost)
+      condPre.push_back(x);
+    cond = mkVar(t);
+  }
+  return true;
+}
+
+/// `y = e` used as a value (`x = y = 0.0`, `if ((p = malloc(n)) == NULL)`,
+/// `z = 2 * (y = x * x)`): the assignment becomes a statement before the
+/// current one, and the value is its target, read after it.
+bool Lowering::lowerAssignInExpr(const BinaryOperator *bo, Block &into,
+                                 ExprP &value) {
+  if (bo->getOpcode() == BO_Assign)
+    directCall = dyn_cast<CallExpr>(bo->getRHS()->IgnoreParenImpCasts());
+  ExprP l = lower(bo->getLHS());
+  ExprP r = lower(bo->getRHS());
+  if (!l || !r)
+    return false;
+  std::string op = bo->getOpcodeStr().str();
+  if (op == "*=" || op == "/=") {
+    r = mkBinary(op.substr(0, 1), l, r);
+    op = "=";
+  } else if (op != "=" && op != "+=" && op != "-=") {
+    if (l->isFloating()) {
+      error(bo->getOperatorLoc(), "operator '" + op +
+                                      "' on a floating-point value");
+      return false;
+    }
+  }
+  auto st = mkAssign(l, op, r);
+  st->loc = bo->getOperatorLoc();
+  into.push_back(st);
+  value = l;
+  return true;
+}
+
+/// The predefined MPI handle an argument names, as `MPI_DOUBLE`: the
+/// innermost macro named MPI_* that the argument's expansion comes from
+/// (MPI_DTYPE -> MPI_DOUBLE -> the implementation's own spelling), or the
+/// initialiser of a local variable (MPI_Datatype t = MPI_DOUBLE;) that the
+/// function never assigns again and whose address it never takes.  Null if
+/// neither applies.
+ExprP Lowering::mpiHandle(const clang::Expr *a, int depth) {
+  if (depth > 8)
     return nullptr;
-  error(s->getBeginLoc(), "this loop header is too complex to differentiate; "
-                          "use one initialisation and one increment");
-  return nullptr;
+  const clang::Expr *e = a->IgnoreParenImpCasts();
+  if (const auto *dre = dyn_cast<DeclRefExpr>(e)) {
+    const auto *vd = dyn_cast<VarDecl>(dre->getDecl());
+    if (!vd || !vd->hasLocalStorage() || !vd->getInit() ||
+        vd->getDeclContext() != fd)
+      return nullptr;
+    bool changed = false;
+    std::function<void(const clang::Stmt *)> scan = [&](const clang::Stmt *t) {
+      if (!t || changed)
+        return;
+      auto refersTo = [&](const clang::Expr *x) {
+        const auto *r = dyn_cast<DeclRefExpr>(x->IgnoreParenImpCasts());
+        return r && r->getDecl() == vd;
+      };
+      if (const auto *bo = dyn_cast<BinaryOperator>(t))
+        if (bo->isAssignmentOp() && refersTo(bo->getLHS()))
+          changed = true;
+      if (const auto *uo = dyn_cast<UnaryOperator>(t))
+        if ((uo->getOpcode() == UO_AddrOf || uo->isIncrementDecrementOp()) &&
+            refersTo(uo->getSubExpr()))
+          changed = true;
+      for (const clang::Stmt *c : t->children())
+        scan(c);
+    };
+    scan(fd->getBody());
+    if (changed)
+      return nullptr;
+    ExprP h = mpiHandle(vd->getInit(), depth + 1);
+    if (h)
+      if (Var *v = varFor(vd, dre->getLocation()))
+        handleVars.insert(v);
+    return h;
+  }
+  // Only an argument that is one macro name as written (MPI_DTYPE).
+  if (!isIdentifier(text(a->getSourceRange())))
+    return nullptr;
+  SourceLocation loc = a->getBeginLoc();
+  std::string found;
+  // From the token outwards: the first macro named MPI_*.
+  for (int k = 0; loc.isMacroID() && k < 16; ++k) {
+    if (SM.isMacroArgExpansion(loc)) {
+      loc = SM.getImmediateSpellingLoc(loc);
+      continue;
+    }
+    std::string n = Lexer::getImmediateMacroName(loc, SM, LO).str();
+    if (n.rfind("MPI_", 0) == 0 && isIdentifier(n)) {
+      found = n;
+      break;
+    }
+    loc = SM.getImmediateMacroCallerLoc(loc);
+  }
+  if (found.empty())
+    return nullptr;
+  auto op = std::make_shared<mpiad::Expr>(*mkOpaque(found));
+  op->loc = a->getExprLoc();
+  return op;
 }
 
 void Lowering::lowerInto(const clang::Stmt *s, Block &out) {
@@ -694,6 +1244,53 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
 
   if (isa<NullStmt>(s))
     return;
+  // assert(c): glibc expands it to a comma, a statement expression and a
+  // call of __assert_fail.  It carries no derivative: it stays assert(c) in
+  // every generated sweep that runs the primal (the forward sweep of F_b,
+  // F_d), with c lowered like any condition.
+  if (const auto *ae = dyn_cast<clang::Expr>(s)) {
+    SourceLocation b = ae->getBeginLoc();
+    if (b.isMacroID() && Lexer::getImmediateMacroName(b, SM, LO) == "assert") {
+      const clang::Expr *cond = nullptr;
+      std::function<void(const clang::Stmt *)> find =
+          [&](const clang::Stmt *t) {
+            if (!t || cond)
+              return;
+            if (const auto *is = dyn_cast<IfStmt>(t)) {
+              cond = is->getCond();
+              return;
+            }
+            if (const auto *co = dyn_cast<ConditionalOperator>(t)) {
+              const auto *fc = dyn_cast<CallExpr>(
+                  co->getFalseExpr()->IgnoreParenCasts());
+              if (fc && fc->getDirectCallee() &&
+                  fc->getDirectCallee()->getName().contains("assert")) {
+                cond = co->getCond();
+                return;
+              }
+            }
+            if (const auto *se = dyn_cast<StmtExpr>(t)) {
+              find(se->getSubStmt());
+              return;
+            }
+            for (const clang::Stmt *c : t->children())
+              if (c && !isa<UnaryExprOrTypeTraitExpr>(c))
+                find(c);
+          };
+      find(ae);
+      if (cond) {
+        fullExpr = cond;
+        ExprP c = lower(cond);
+        if (!c)
+          return;
+        auto st = mkExprStmt(mkCall("assert", {c}, Scalar::Void));
+        st->loc = SM.getExpansionLoc(b);
+        flushPre();
+        out.push_back(st);
+        return;
+      }
+    }
+  }
   // `a = 1, b = 2;` as a statement: each operand in turn.
   if (const auto *bo = dyn_cast<BinaryOperator>(s))
     if (bo->getOpcode() == BO_Comma && !inCondition) {
@@ -911,16 +1508,31 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     st->kind = Stmt::For;
     st->loc = loc;
     if (fs->getInit()) {
-      st->init = lowerLoopPart(fs->getInit());
+      // `for (k = 0, j = a; ...)`, `for (int i = 0, j = 1; ...)`: the parts
+      // before the last run before the loop, the last is the loop's own.
+      Block initB;
+      lowerStmt(fs->getInit(), initB);
+      if (!initB.empty()) {
+        st->init = initB.back();
+        initB.pop_back();
+        for (auto &x : initB)
+          out.push_back(x);
+      }
       if (st->init && st->init->kind == Stmt::Decl)
         st->init->var->declaredInForInit = true;
     }
-    if (fs->getCond()) {
-      inCondition = true;
-      st->cond = lower(fs->getCond());
-      inCondition = false;
+    Block condPre;
+    if (fs->getCond() && !lowerLoopCond(fs->getCond(), st->cond, condPre))
+      return;
+    if (fs->getInc()) {
+      // `i++, j--`: a step of several statements is a block.
+      Block stepB;
+      lowerStmt(fs->getInc(), stepB);
+      if (stepB.size() == 1)
+        st->step = stepB[0];
+      else if (!stepB.empty())
+        st->step = mkCompound(std::move(stepB));
     }
-    st->step = lowerLoopPart(fs->getInc());
     auto ck = checkpointed.find(fs);
     if (ck != checkpointed.end()) {
       st->checkpoint = true;
@@ -929,7 +1541,21 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     }
     st->parallel = parallelLoops.count(fs) || ompParallelFor(fs);
     ++loopDepth;
-    lowerInto(fs->getBody(), st->body);
+    {
+      PushBreakable pl(breakables, Breakable::Loop);
+      if (!condPre.empty()) {
+        // The condition needs statements: they run at the top of each
+        // iteration, then `if (!cond) break;`.
+        for (auto &x : condPre)
+          st->body.push_back(x);
+        auto br = std::make_shared<Stmt>();
+        br->kind = Stmt::Break;
+        br->loc = st->cond->loc.isValid() ? st->cond->loc : loc;
+        st->body.push_back(mkIf(mkUnary("!", st->cond), {br}));
+        st->cond = nullptr;
+      }
+      lowerInto(fs->getBody(), st->body);
+    }
     --loopDepth;
     out.push_back(st);
     return;
@@ -938,11 +1564,24 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     auto st = std::make_shared<Stmt>();
     st->kind = Stmt::While;
     st->loc = loc;
-    inCondition = true;
-    st->cond = lower(ws->getCond());
-    inCondition = false;
+    Block condPre;
+    if (!lowerLoopCond(ws->getCond(), st->cond, condPre))
+      return;
     ++loopDepth;
-    lowerInto(ws->getBody(), st->body);
+    {
+      PushBreakable pl(breakables, Breakable::Loop);
+      if (!condPre.empty()) {
+        // while (1) { condPre; if (!cond) break; body }
+        for (auto &x : condPre)
+          st->body.push_back(x);
+        auto br = std::make_shared<Stmt>();
+        br->kind = Stmt::Break;
+        br->loc = loc;
+        st->body.push_back(mkIf(mkUnary("!", st->cond), {br}));
+        st->cond = mkInt(1);
+      }
+      lowerInto(ws->getBody(), st->body);
+    }
     --loopDepth;
     out.push_back(st);
     return;
@@ -951,16 +1590,46 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     auto st = std::make_shared<Stmt>();
     st->kind = Stmt::DoWhile;
     st->loc = loc;
+    Block condPre;
+    ExprP cond;
+    if (!lowerLoopCond(dw->getCond(), cond, condPre))
+      return;
     ++loopDepth;
-    lowerInto(dw->getBody(), st->body);
+    {
+      PushBreakable pl(breakables, Breakable::Loop);
+      if (!condPre.empty()) {
+        // mpiad_first = 1;
+        // while (1) {
+        //   if (!mpiad_first) { condPre; if (!cond) break; }
+        //   mpiad_first = 0; body
+        // }
+        // (a continue in the body skips to the condition, as in C).
+        Var *first = newInt("mpiad_first", loc);
+        out.push_back(mkDecl(first));
+        out.push_back(mkAssign(mkVar(first), "=", mkInt(1)));
+        st->kind = Stmt::While;
+        st->cond = mkInt(1);
+        Block test = condPre;
+        auto br = std::make_shared<Stmt>();
+        br->kind = Stmt::Break;
+        br->loc = loc;
+        test.push_back(mkIf(mkUnary("!", cond), {br}));
+        st->body.push_back(mkIf(mkUnary("!", mkVar(first)), std::move(test)));
+        st->body.push_back(mkAssign(mkVar(first), "=", mkInt(0)));
+      } else {
+        st->cond = cond;
+      }
+      lowerInto(dw->getBody(), st->body);
+    }
     --loopDepth;
-    inCondition = true;
-    st->cond = lower(dw->getCond());
-    inCondition = false;
     out.push_back(st);
     return;
   }
-  if (isa<BreakStmt>(s) || isa<ContinueStmt>(s)) {
+  if (isa<ContinueStmt>(s)) {
+    emitContinue(out, loc, breakables.size());
+    return;
+  }
+  if (isa<BreakStmt>(s)) {
     auto st = std::make_shared<Stmt>();
     st->kind = isa<BreakStmt>(s) ? Stmt::Break : Stmt::Continue;
     st->loc = loc;
@@ -980,9 +1649,8 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     out.push_back(st);
     return;
   }
-  if (isa<SwitchStmt>(s)) {
-    error(loc, "switch statements are not supported in a differentiated "
-               "function yet; use if/else");
+  if (const auto *ss = dyn_cast<SwitchStmt>(s)) {
+    lowerSwitch(ss, out);
     return;
   }
   if (isa<GotoStmt>(s) || isa<IndirectGotoStmt>(s) || isa<LabelStmt>(s)) {
@@ -1038,9 +1706,11 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     const FunctionDecl *callee = ce->getDirectCallee();
     if (callee) {
       std::string name = callee->getNameAsString();
-      // MPI calls, and the user's own wrappers that have a rule.
-      if (fe.rules_.comm(name) || name.rfind("MPI_", 0) == 0 ||
-          name.rfind("PMPI_", 0) == 0) {
+      // MPI calls, and the user's own wrappers that have a rule.  MPI_Abort
+      // ends the program: it needs no adjoint, and stays a call.
+      if ((fe.rules_.comm(name) || name.rfind("MPI_", 0) == 0 ||
+           name.rfind("PMPI_", 0) == 0) &&
+          !endsProgram(name) && name != "MPI_Wtime" && name != "MPI_Wtick") {
         lowerComm(ce, out);
         return;
       }
@@ -1146,6 +1816,7 @@ bool Lowering::run() {
   if (!checkExprDepth(fd->getBody()))
     return false;
   lowerInto(fd->getBody(), F.body);
+  dropUnusedHandles();
   // `#pragma mpiad inactive(v)` inside this function's body.
   SourceRange body = fd->getBody()->getSourceRange();
   for (const PragmaRecord &pr : fe.pragmas_) {

@@ -1498,6 +1498,14 @@ public:
   bool isInPlace(const ExprP &e) const {
     return e->kind == Expr::Opaque && e->text == "MPI_IN_PLACE";
   }
+  /// A null pointer passed as a buffer (MPI_Reduce's receive buffer on a
+  /// rank other than the root, as MPI allows): NULL, 0, (void *)0.
+  static bool isNullBuffer(const ExprP &e) {
+    if (e->kind == Expr::Cast)
+      return isNullBuffer(e->ops[0]);
+    return (e->kind == Expr::Opaque && e->text == "NULL") ||
+           (e->kind == Expr::IntLit && e->text == "0");
+  }
 
   /// Does any point-to-point message of this function carry derivatives?
   /// Then every point-to-point call is reversed, so that peers match.
@@ -1622,7 +1630,7 @@ public:
           }
         }
         if (a.role == CommArg::Buffer && !baseVar(args[i]) &&
-            !isInPlace(args[i]))
+            !isInPlace(args[i]) && !(a.write && isNullBuffer(args[i])))
           error(args[i]->loc, "buffer argument '" + printExpr(args[i]) +
                                   "' of " + s->comm.name +
                                   " must be a variable, an array or &element");
@@ -2963,6 +2971,8 @@ const Module::CalleeNames *Module::callee(const std::string &name,
       if (p->active)
         epilogue.push_back(mkAssign(mkIndex(mkVar(sig), mkInt(0)), "+=",
                                     mkVar(G.shadow(p))));
+      else // an argument that carries derivatives into a dead result
+        epilogue.push_back(mkExprStmt(mkOpaque("(void)" + sig->name)));
     } else {
       Var *s = G.shadow(p);
       Var tmp = *s;

@@ -1,8 +1,9 @@
 // ++ and -- inside an expression are accepted where the statement runs its
 // expression once, in full (exec/increment_in_expression.c).  They stay
 // errors where that order cannot be kept: a second use of the variable in
-// the same statement (unsequenced in C), a loop condition, an operand of
-// && or ?: (it may not run), and a variable that is not an integer.
+// the same statement (unsequenced in C), an operand of
+// && or ?: (it may not run; also in a loop condition), and a variable that
+// is not an integer.
 //
 // RUN: rm -f %t.out
 // RUN: not %mpiad-emit %s -o %t.out 2>&1 | FileCheck %s --implicit-check-not error:
@@ -26,8 +27,8 @@ double f1(const double *x, int n) {
 double f2(const double *x, int n) {
   double s = 0.0;
   int j = 0;
-  // CHECK: {{.*}}increment-in-expression.c:[[@LINE+1]]:13: error: '++' inside an expression is not supported here in a differentiated function (a loop header, a condition, an operand of &&, || or ?:, or on a value that is not an integer variable); write it as a separate statement
-  while (x[j++] > 0.0 && j < n)
+  // CHECK: {{.*}}increment-in-expression.c:[[@LINE+1]]:22: error: '++' inside an expression is not supported here in a differentiated function (an operand of &&, || or ?:, or on a value that is not an integer variable); write it as a separate statement
+  while (j < n && x[j++] > 0.0)
     s += 1.0;
   return s;
 }

@@ -30,14 +30,15 @@
 // RUN: FileCheck --check-prefix=KEEP --input-file %t.dir/out.o %s
 // RUN: not test -e %t.dir/new.o
 
-// CHECK: {{.*}}atomic-output.c:[[@LINE+6]]:3: error: switch statements are not supported
+// CHECK: {{.*}}atomic-output.c:[[@LINE+8]]:3: error: goto and labels cannot be differentiated
 // KEEP: {{^keep$}}
 // CC: error: {{.*}}no-such-flag
 
 #pragma mpiad differentiate wrt(x)
 double f(double x, int k) {
-  switch (k) {
-  default:
-    return x * x;
-  }
+  if (k)
+    x = 2 * x;
+  goto done;
+done:
+  return x * x;
 }

@@ -24,6 +24,7 @@ void e1(const double *x, double *y, MPI_Comm comm) {
   MPI_Allreduce(&a, &s, 1, MPI_DOUBLE, MPI_SUM, comm);
   y[0] = s * s;
 }
+void e1_b(const double *x, double *x_b, double *y, double *y_b, MPI_Comm comm);
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
