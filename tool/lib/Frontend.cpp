@@ -2,6 +2,7 @@
 #include "Frontend.h"
 
 #include "clang/AST/Expr.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -604,6 +605,30 @@ static bool endsProgram(const std::string &name) {
          name == "_Exit" || name == "abort" || name == "quick_exit";
 }
 
+/// Is `s` (a call of MPI_Finalize) the statement just before a call that
+/// ends the program, in the same block (`MPI_Finalize(); exit(1);`, the
+/// error exit of Pacheco's Check_for_error)?  Then it is part of a path
+/// that needs no adjoint and stays a call.
+static bool finalizeBeforeExit(const clang::Stmt *s, clang::ASTContext &ctx) {
+  auto parents = ctx.getParents(*s);
+  if (parents.size() != 1)
+    return false;
+  const auto *cs = parents[0].get<clang::CompoundStmt>();
+  if (!cs)
+    return false;
+  bool next = false;
+  for (const clang::Stmt *x : cs->body()) {
+    if (next) {
+      const auto *e = dyn_cast<clang::Expr>(x);
+      const auto *ce = e ? dyn_cast<CallExpr>(e->IgnoreImplicit()) : nullptr;
+      return ce && ce->getDirectCallee() &&
+             endsProgram(ce->getDirectCallee()->getNameAsString());
+    }
+    next = x == s;
+  }
+  return false;
+}
+
 static bool isIdentifier(const std::string &s) {
   if (s.empty() || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
     return false;
@@ -927,7 +952,8 @@ ExprP Lowering::lowerCall(const CallExpr *ce) {
   // Clocks are constants for derivatives: an ordinary external call.
   bool clock = name == "MPI_Wtime" || name == "MPI_Wtick" ||
                name == "PMPI_Wtime" || name == "PMPI_Wtick";
-  if (isMpi && !clock && !endsProgram(name)) {
+  if (isMpi && !clock && !endsProgram(name) &&
+      !(name == "MPI_Finalize" && finalizeBeforeExit(ce, fe.ctx_))) {
     // `if (MPI_Comm_rank(comm, &r) != MPI_SUCCESS)`, `int err =
     // MPI_Allreduce(...)`: the call stays a statement, before this one, and
     // its value is MPI_SUCCESS (under the default error handler a failing
@@ -1710,7 +1736,8 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       // ends the program: it needs no adjoint, and stays a call.
       if ((fe.rules_.comm(name) || name.rfind("MPI_", 0) == 0 ||
            name.rfind("PMPI_", 0) == 0) &&
-          !endsProgram(name) && name != "MPI_Wtime" && name != "MPI_Wtick") {
+          !endsProgram(name) && name != "MPI_Wtime" && name != "MPI_Wtick" &&
+          !(name == "MPI_Finalize" && finalizeBeforeExit(ce, fe.ctx_))) {
         lowerComm(ce, out);
         return;
       }
