@@ -184,12 +184,25 @@ bool renameTemp(const std::string &tmp, const std::string &path) {
   return ok;
 }
 
+/// True for an output that exists and is not a regular file (/dev/null, a
+/// FIFO): it is written in place, never replaced by renaming a file over it.
+bool specialFile(const std::string &path) {
+  llvm::sys::fs::file_status st;
+  return !llvm::sys::fs::status(path, st) && llvm::sys::fs::exists(st) &&
+         st.type() != llvm::sys::fs::file_type::regular_file;
+}
+
 /// Writes `text` to `path` atomically: a failed or interrupted run never
 /// leaves a partial or clobbered output file.
 bool writeAtomically(const std::string &path, const std::string &text) {
   if (path.empty() || path == "-") {
     llvm::outs() << text;
     return true;
+  }
+  if (specialFile(path)) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    return (bool)out;
   }
   std::string tmp = path + ".mpiad-tmp";
   removeOnSignal(tmp);
@@ -798,6 +811,7 @@ int runDriver(int argc, const char **argv) {
     std::vector<std::string> cmd = compilerCommand();
     cmd.insert(cmd.end(), o.compileFlags.begin(), o.compileFlags.end());
     cmd.push_back("-I" + prefix + "/include");
+    cmd.push_back("-E"); // implied; mpicc then adds no link flags
     cmd.push_back(depsOnlyFlag);
     if (!o.depFile.empty()) {
       cmd.push_back("-MF");
@@ -939,7 +953,7 @@ int runDriver(int argc, const char **argv) {
     std::string tmpOut;
     if (!out.empty()) {
       cmd.push_back("-o");
-      if (out == "-" || o.mode == Options::Link) {
+      if (out == "-" || o.mode == Options::Link || specialFile(out)) {
         cmd.push_back(out);
       } else {
         tmpOut = out + ".mpiad-tmp." + ext;
@@ -1000,17 +1014,22 @@ int runDriver(int argc, const char **argv) {
     }
     cmd.insert(cmd.end(), o.linkFlags.begin(), o.linkFlags.end());
     cmd.push_back("-lm");
-    std::string tmpOut = out + ".mpiad-tmp";
-    removeOnSignal(tmpOut);
+    std::string tmpOut = specialFile(out) ? "" : out + ".mpiad-tmp";
     cmd.push_back("-o");
-    cmd.push_back(tmpOut);
+    if (tmpOut.empty()) {
+      cmd.push_back(out);
+    } else {
+      removeOnSignal(tmpOut);
+      cmd.push_back(tmpOut);
+    }
     int rc = run(o, cmd);
     cleanup();
     if (rc != 0) {
-      removeTemp(tmpOut);
+      if (!tmpOut.empty())
+        removeTemp(tmpOut);
       return fail("linking '" + out + "' failed");
     }
-    if (!o.printOnly)
+    if (!o.printOnly && !tmpOut.empty())
       renameTemp(tmpOut, out);
   } else {
     cleanup();

@@ -21,6 +21,11 @@
 // RUN: llvm-nm %t.dir/out/stdout.o | FileCheck %s --check-prefix=NM
 // NM: T f_b
 //
+// -o /dev/null writes to the device; it is never replaced by a file.
+// RUN: cd %t.dir && %mpiad-cc -c -iquote %S/Inputs/quoted -idirafter %S/Inputs/after m.c -o /dev/null
+// RUN: cd %t.dir && %mpiad-cc -iquote %S/Inputs/quoted -idirafter %S/Inputs/after m.c -c -o /dev/null -E
+// RUN: test -c /dev/null
+//
 // -fsyntax-only: differentiates and checks; writes nothing, fails on errors.
 // RUN: cd %t.dir && rm -f m.o && %mpiad-cc -fsyntax-only -iquote %S/Inputs/quoted -idirafter %S/Inputs/after m.c 2>&1 | count 0
 // RUN: cd %t.dir && not test -e m.o
