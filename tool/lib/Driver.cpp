@@ -863,17 +863,17 @@ int runDriver(int argc, const char **argv) {
     }
     std::string src = in.path, gen;
     if (generated) {
-      const char *ext = r.cuda ? "cu" : "c";
       if (o.saveTemps) {
         // -save-temps: FILE.ad.c beside the output (in the working
         // directory without one).
         llvm::SmallString<256> dir;
         if (!o.output.empty() && o.output != "-")
           dir = llvm::sys::path::parent_path(o.output);
-        llvm::sys::path::append(dir, stemWith(in.path, r.cuda ? "ad.cu" : "ad.c"));
+        llvm::sys::path::append(dir,
+                                stemWith(in.path, r.cuda ? "ad.cu" : "ad.c"));
         gen = std::string(dir);
       } else {
-        gen = tempName(o, "mpiad", ext);
+        gen = tempName(o, "mpiad", r.cuda ? "cu" : "c");
         removeOnSignal(gen);
         temps.push_back(gen);
       }

@@ -6,6 +6,7 @@
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
@@ -92,6 +93,64 @@ struct ImplicitCalls : RecursiveASTVisitor<ImplicitCalls> {
     return true;
   }
 };
+
+/// The calls, in the main file, of functions declared implicitly whose
+/// names are in `names`.
+struct CallsOf : RecursiveASTVisitor<CallsOf> {
+  const std::set<std::string> &names;
+  std::vector<const CallExpr *> calls;
+  explicit CallsOf(const std::set<std::string> &names) : names(names) {}
+  bool VisitCallExpr(CallExpr *c) {
+    const FunctionDecl *fd = c->getDirectCallee();
+    if (fd && fd->isImplicit() && fd->getIdentifier() &&
+        names.count(fd->getNameAsString()))
+      calls.push_back(c);
+    return true;
+  }
+};
+
+/// Whether the value of `e` is used: it is not a statement of its own (in a
+/// block, a branch, a loop's init or increment), nor cast to void, nor the
+/// left operand of a comma.
+bool valueUsed(ASTContext &ctx, const clang::Expr *e) {
+  const clang::Stmt *cur = e;
+  for (;;) {
+    auto parents = ctx.getParents(*cur);
+    if (parents.empty())
+      return false;
+    if (const auto *p = parents[0].get<clang::Expr>()) {
+      if (isa<ParenExpr>(p) || isa<ImplicitCastExpr>(p)) {
+        cur = p;
+        continue;
+      }
+      if (const auto *c = dyn_cast<CastExpr>(p))
+        return !c->getType()->isVoidType();
+      if (const auto *b = dyn_cast<BinaryOperator>(p))
+        if (b->getOpcode() == BO_Comma) {
+          if (b->getLHS() == cur)
+            return false;
+          cur = p; // the comma's value is the call's
+          continue;
+        }
+      return true;
+    }
+    if (const auto *s = parents[0].get<clang::Stmt>()) {
+      if (const auto *f = dyn_cast<ForStmt>(s))
+        return f->getCond() == cur;
+      if (const auto *i = dyn_cast<IfStmt>(s))
+        return i->getCond() == cur;
+      if (const auto *w = dyn_cast<WhileStmt>(s))
+        return w->getCond() == cur;
+      if (const auto *d = dyn_cast<DoStmt>(s))
+        return d->getCond() == cur;
+      if (const auto *sw = dyn_cast<SwitchStmt>(s))
+        return sw->getCond() == cur;
+      return !(isa<CompoundStmt>(s) || isa<LabelStmt>(s) ||
+               isa<SwitchCase>(s));
+    }
+    return true; // an initializer
+  }
+}
 
 class Consumer : public ASTConsumer {
 public:
@@ -189,6 +248,7 @@ public:
     Module module(fe, rules, diag, names, defined);
     module.cuda = cuda;
     std::set<const FunctionDecl *> marked;
+    std::set<std::string> voidGenerated; // generated functions returning void
     std::string header;
     // Each generated text and its marked function, in the order of the
     // output, to find their lines once the file is assembled.
@@ -273,6 +333,26 @@ public:
       piece(g.text, fd);
       header += g.prototype + "\n";
       result.functions++;
+      if (g.prototype.rfind("void ", 0) == 0)
+        voidGenerated.insert(
+            pr.ann.name.empty()
+                ? fd->getNameAsString() + (pr.ann.reverse ? "_b" : "_d")
+                : pr.ann.name);
+    }
+    // The parse saw calls of the generated functions as calls of implicit
+    // `int f()`: one that uses the value of a generated function that returns
+    // nothing is the C compiler's error, said here.
+    if (!voidGenerated.empty()) {
+      CallsOf calls(voidGenerated);
+      for (Decl *d : decls)
+        calls.TraverseDecl(d);
+      for (const CallExpr *c : calls.calls)
+        if (valueUsed(ctx, c))
+          diag.error(c->getExprLoc(),
+                     "the value of a call to '" +
+                         c->getDirectCallee()->getNameAsString() +
+                         "' is used, but the generated function returns "
+                         "void");
     }
     for (const PragmaRecord &pr : pragmas)
       if (pr.kind == PragmaRecord::Checkpoint && SM.isInMainFile(pr.loc) &&
