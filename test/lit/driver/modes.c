@@ -24,6 +24,8 @@
 // -o /dev/null writes to the device; it is never replaced by a file.
 // RUN: cd %t.dir && %mpiad-cc -c -iquote %S/Inputs/quoted -idirafter %S/Inputs/after m.c -o /dev/null
 // RUN: cd %t.dir && %mpiad-cc -iquote %S/Inputs/quoted -idirafter %S/Inputs/after m.c -c -o /dev/null -E
+// RUN: cd %t.dir && %mpiad-emit -iquote %S/Inputs/quoted -idirafter %S/Inputs/after m.c -o /dev/null
+// RUN: cd %t.dir && %mpiad-cc --emit-header -iquote %S/Inputs/quoted -idirafter %S/Inputs/after m.c -o /dev/null
 // RUN: test -c /dev/null
 //
 // -fsyntax-only: differentiates and checks; writes nothing, fails on errors.
