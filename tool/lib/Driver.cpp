@@ -85,6 +85,7 @@ const char *kHelp =
     "  -save-temps          keep the generated C next to the output "
     "(file.ad.c)\n"
     "  -v, -###             print the commands run (-### runs none)\n"
+    "  -dump*, -print-*     without inputs: asked of the compiler\n"
     "  @FILE                read more arguments from FILE; -- ends the "
     "options\n"
     "  --help, --version\n"
@@ -763,6 +764,19 @@ int runDriver(int argc, const char **argv) {
   if (o.verbose || o.printOnly)
     llvm::errs() << "mpiad-cc version " << MPIAD_VERSION << " (Clang "
                  << CLANG_VERSION_STRING << ")\n";
+  if (o.inputs.empty() && o.objects.empty()) {
+    // Queries of the compiler (libtool and configure scripts ask them):
+    // -dumpversion, -dumpmachine, -print-search-dirs, -print-prog-name=ld...
+    bool query = false;
+    for (const std::string &f : o.compileFlags)
+      query = query || f.rfind("-dump", 0) == 0 || f.rfind("-print-", 0) == 0;
+    if (query) {
+      std::vector<std::string> cmd = compilerCommand();
+      cmd.insert(cmd.end(), o.compileFlags.begin(), o.compileFlags.end());
+      int rc = run(o, cmd);
+      return rc < 0 ? fail("cannot run '" + cmd[0] + "'") : rc;
+    }
+  }
   if (o.inputs.empty() && (o.verbose || o.printOnly) && o.objects.empty())
     return 0; // like clang -v
   if (o.inputs.empty() && (o.mode != Options::Link || o.objects.empty()))

@@ -45,6 +45,12 @@
 // RUN: cd %t.dir && %mpiad-cc -### -c --sysroot / -isysroot / -iquote %S/Inputs/quoted -idirafter %S/Inputs/after m.c 2>&1 | FileCheck %s --check-prefix=SYSROOT
 // SYSROOT: "--sysroot" "/" "-isysroot" "/"
 //
+// Queries of the compiler go to it (libtool and configure ask them).
+// RUN: %mpiad-cc -dumpmachine | FileCheck %s --check-prefix=DUMP
+// RUN: %mpiad-cc -print-prog-name=ld | FileCheck %s --check-prefix=PROG
+// DUMP: {{^[a-z0-9_]+-[a-z0-9_-]+$}}
+// PROG: ld
+//
 // -x c: any name is C; @FILE reads arguments (GNU quoting); -- ends options.
 // RUN: cd %t.dir && cp m.c m.txt && %mpiad-cc -x c -c -iquote %S/Inputs/quoted -idirafter %S/Inputs/after m.txt -o out/x.o && llvm-nm out/x.o | FileCheck %s --check-prefix=NM
 // RUN: cd %t.dir && echo '-c -iquote %S/Inputs/quoted "-idirafter" %S/Inputs/after -o out/rsp.o' > args.rsp && %mpiad-cc @args.rsp m.c && llvm-nm out/rsp.o | FileCheck %s --check-prefix=NM
