@@ -121,7 +121,7 @@ struct Options {
   bool cuda = false; // --target=cuda
   bool verbose = false, printOnly = false, saveTemps = false;
   // -MD / -MMD and their -MF, -MT / -MQ (as flag pairs), -MP; -M / -MM.
-  bool md = false, mmd = false, mp = false, depsOnlyUser = false;
+  bool md = false, mmd = false, mp = false;
   std::string depFile;
   std::vector<std::string> depTargets;
   WarningPolicy warnings;

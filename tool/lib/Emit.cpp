@@ -172,8 +172,8 @@ public:
     for (const PragmaRecord &pr : pragmas)
       if (SM.isInMainFile(pr.loc))
         result.pragmas++;
-    // The user's line number of a line of the parsed text (which holds the
-    // preamble's lines, see addPreamble).
+    // The user's line number of a location (the parsed text's `#line`
+    // directives, see addPreamble, keep the user's numbers).
     auto userLine = [&](SourceLocation loc) {
       return SM.getPresumedLoc(SM.getExpansionLoc(loc)).getLine();
     };
