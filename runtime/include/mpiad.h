@@ -38,7 +38,7 @@
  * plain process globals; call the runtime from one thread per process (the
  * usual MPI_THREAD_SINGLE / FUNNELED program).
  *
- * Cost: the push/pop fast paths are static inline functions below, a compare
+ * Cost: the push/pop fast paths are MPIAD_IMPL_INLINE functions below, a compare
  * and a copy each, with no bookkeeping.  They call an out-of-line slow path
  * (tape.c) when a chunk boundary is reached and when the tape switches
  * between pushing and popping, so code that alternates a push and a pop at
@@ -67,6 +67,19 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* The header compiles as C89 (-std=c89 -pedantic), C99 to C2x and C++: C89
+ * has neither `inline` nor `long long`, so the fast paths use the GNU
+ * spelling there, and 64-bit integers a typedef marked __extension__. */
+#if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#define MPIAD_IMPL_INLINE static inline
+typedef long long mpiad_impl_llong;
+typedef unsigned long long mpiad_impl_ullong;
+#else
+#define MPIAD_IMPL_INLINE static __inline__
+__extension__ typedef long long mpiad_impl_llong;
+__extension__ typedef unsigned long long mpiad_impl_ullong;
 #endif
 
 /* ------------------------------------------------------------------------- */
@@ -141,7 +154,7 @@ typedef struct mpiad_impl_stack {
   struct mpiad_impl_chunk *chunk; /* current chunk, NULL before first push */
   size_t below;                   /* bytes in the full chunks below `chunk` */
   size_t run_start;               /* size when the current push run began */
-  unsigned long long pushes;      /* elements pushed, up to the last update */
+  mpiad_impl_ullong pushes;      /* elements pushed, up to the last update */
   size_t peak;                    /* this stack's high-water mark, bytes */
 } mpiad_impl_stack;
 
@@ -160,7 +173,7 @@ void mpiad_impl_push_slow(int which, const void *src, size_t bytes);
 void mpiad_impl_pop_slow(int which, void *dst, size_t bytes);
 
 /* Internal: push `bytes` (> 0) bytes, a multiple of the element size. */
-static inline void mpiad_impl_push(int which, const void *src, size_t bytes) {
+MPIAD_IMPL_INLINE void mpiad_impl_push(int which, const void *src, size_t bytes) {
   mpiad_impl_stack *s = &mpiad_impl_tape_g.stack[which];
   if (s->push_hi - s->top >= (ptrdiff_t)bytes) {
     memcpy(s->top, src, bytes);
@@ -171,7 +184,7 @@ static inline void mpiad_impl_push(int which, const void *src, size_t bytes) {
 }
 
 /* Internal: pop `bytes` (> 0) bytes into dst. */
-static inline void mpiad_impl_pop(int which, void *dst, size_t bytes) {
+MPIAD_IMPL_INLINE void mpiad_impl_pop(int which, void *dst, size_t bytes) {
   mpiad_impl_stack *s = &mpiad_impl_tape_g.stack[which];
   if (s->top - s->pop_lo >= (ptrdiff_t)bytes) {
     s->top -= bytes;
@@ -182,26 +195,26 @@ static inline void mpiad_impl_pop(int which, void *dst, size_t bytes) {
 }
 
 /** Pushes one double onto the f64 stack. */
-static inline void mpiad_push_f64(double v) {
+MPIAD_IMPL_INLINE void mpiad_push_f64(double v) {
   mpiad_impl_push(MPIAD_IMPL_STACK_F64, &v, sizeof v);
 }
 
 /** Pops the double most recently pushed onto the f64 stack.  Popping an
  *  empty stack prints "mpiad: tape underflow (f64 stack)" and aborts (all
  *  pops: MPI_Abort on MPI_COMM_WORLD, or abort() outside MPI). */
-static inline double mpiad_pop_f64(void) {
+MPIAD_IMPL_INLINE double mpiad_pop_f64(void) {
   double v;
   mpiad_impl_pop(MPIAD_IMPL_STACK_F64, &v, sizeof v);
   return v;
 }
 
 /** Pushes one float onto the f32 stack. */
-static inline void mpiad_push_f32(float v) {
+MPIAD_IMPL_INLINE void mpiad_push_f32(float v) {
   mpiad_impl_push(MPIAD_IMPL_STACK_F32, &v, sizeof v);
 }
 
 /** Pops the float most recently pushed onto the f32 stack. */
-static inline float mpiad_pop_f32(void) {
+MPIAD_IMPL_INLINE float mpiad_pop_f32(void) {
   float v;
   mpiad_impl_pop(MPIAD_IMPL_STACK_F32, &v, sizeof v);
   return v;
@@ -209,24 +222,24 @@ static inline float mpiad_pop_f32(void) {
 
 /** Pushes one integer onto the i64 stack (integers, branch flags, loop
  *  bounds). */
-static inline void mpiad_push_i64(long long v) {
+MPIAD_IMPL_INLINE void mpiad_push_i64(mpiad_impl_llong v) {
   mpiad_impl_push(MPIAD_IMPL_STACK_I64, &v, sizeof v);
 }
 
 /** Pops the integer most recently pushed onto the i64 stack. */
-static inline long long mpiad_pop_i64(void) {
-  long long v;
+MPIAD_IMPL_INLINE mpiad_impl_llong mpiad_pop_i64(void) {
+  mpiad_impl_llong v;
   mpiad_impl_pop(MPIAD_IMPL_STACK_I64, &v, sizeof v);
   return v;
 }
 
 /** Pushes one pointer onto the ptr stack (the pointee is not copied). */
-static inline void mpiad_push_ptr(const void *p) {
+MPIAD_IMPL_INLINE void mpiad_push_ptr(const void *p) {
   mpiad_impl_push(MPIAD_IMPL_STACK_PTR, &p, sizeof p);
 }
 
 /** Pops the pointer most recently pushed onto the ptr stack. */
-static inline void *mpiad_pop_ptr(void) {
+MPIAD_IMPL_INLINE void *mpiad_pop_ptr(void) {
   void *p;
   mpiad_impl_pop(MPIAD_IMPL_STACK_PTR, &p, sizeof p);
   return p;
@@ -234,18 +247,18 @@ static inline void *mpiad_pop_ptr(void) {
 
 /** Pushes the n bytes at p onto the ptr stack: opaque handles such as an
  *  MPI_Comm created inside a differentiated function. */
-static inline void mpiad_push_bytes(const void *p, size_t n) {
+MPIAD_IMPL_INLINE void mpiad_push_bytes(const void *p, size_t n) {
   mpiad_impl_push(MPIAD_IMPL_STACK_PTR, p, n);
 }
 
 /** Pops the n bytes most recently pushed by mpiad_push_bytes into p. */
-static inline void mpiad_pop_bytes(void *p, size_t n) {
+MPIAD_IMPL_INLINE void mpiad_pop_bytes(void *p, size_t n) {
   mpiad_impl_pop(MPIAD_IMPL_STACK_PTR, p, n);
 }
 
 /** Pushes a[0..n) onto the f64 stack as one block (memcpy, spanning chunks as
  *  needed; n == 0 is a no-op).  Counts as n pushes. */
-static inline void mpiad_push_f64_array(const double *a, size_t n) {
+MPIAD_IMPL_INLINE void mpiad_push_f64_array(const double *a, size_t n) {
   if (n == 0)
     return;
   mpiad_impl_push(MPIAD_IMPL_STACK_F64, a, n * sizeof *a);
@@ -253,21 +266,21 @@ static inline void mpiad_push_f64_array(const double *a, size_t n) {
 
 /** Pops the last n doubles of the f64 stack into a[0..n), in the order they
  *  were pushed: the inverse of mpiad_push_f64_array(a, n). */
-static inline void mpiad_pop_f64_array(double *a, size_t n) {
+MPIAD_IMPL_INLINE void mpiad_pop_f64_array(double *a, size_t n) {
   if (n == 0)
     return;
   mpiad_impl_pop(MPIAD_IMPL_STACK_F64, a, n * sizeof *a);
 }
 
 /** Pushes a[0..n) onto the f32 stack as one block. */
-static inline void mpiad_push_f32_array(const float *a, size_t n) {
+MPIAD_IMPL_INLINE void mpiad_push_f32_array(const float *a, size_t n) {
   if (n == 0)
     return;
   mpiad_impl_push(MPIAD_IMPL_STACK_F32, a, n * sizeof *a);
 }
 
 /** Pops the last n floats of the f32 stack into a[0..n), in push order. */
-static inline void mpiad_pop_f32_array(float *a, size_t n) {
+MPIAD_IMPL_INLINE void mpiad_pop_f32_array(float *a, size_t n) {
   if (n == 0)
     return;
   mpiad_impl_pop(MPIAD_IMPL_STACK_F32, a, n * sizeof *a);
@@ -533,7 +546,7 @@ int mpiad_check_enabled(void);
 typedef struct {
   const char *name;
   const void *data;
-  long long count;
+  mpiad_impl_llong count;
   size_t elem_size;
   char kind;
 } mpiad_check_input;
@@ -550,7 +563,7 @@ void mpiad_check_replicated(MPI_Comm comm, const char *fn,
 /** calloc(count, elem_size) for an adjoint's gradient buffer of `what`,
  *  with "mpiad: FN: the length of 'WHAT' is negative (...)" or "cannot
  *  allocate" and MPI_Abort(comm, 1) instead of returning NULL. */
-void *mpiad_alloc_zeroed(long long count, size_t elem_size, const char *fn,
+void *mpiad_alloc_zeroed(mpiad_impl_llong count, size_t elem_size, const char *fn,
                          const char *what, MPI_Comm comm);
 
 /* ------------------------------------------------------------------------- */

@@ -64,6 +64,10 @@ if config.mpiad_sanitize:
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 if config.mpiad_build_samples:
     config.available_features.add("samples")
+# autoconf: the driver's autoconf test (test/lit/driver/autoconf-project.c).
+import shutil as _shutil
+if _shutil.which("autoconf"):
+    config.available_features.add("autoconf")
 # The CUDA target: 'nvcc' when libmpiad_gpu was built (generated .cu files are
 # compiled and linked), 'cuda-device' when a GPU is present too (they run).
 if getattr(config, "mpiad_gpu_built", False):

@@ -794,7 +794,7 @@ bool CudaLowering::outline(Block &b, size_t first, size_t last, bool parallel) {
                ")mpiad_gpu_sum_partials(mpiad_red + " + std::to_string(j) +
                ", 1);\n";
     if (warnSerial_)
-      diag_.warning(at(loc),
+      diag_.warning(at(loc), "cuda-serial",
                     "on the CUDA target this statement reads or writes "
                     "device memory outside a '#pragma mpiad parallel' "
                     "loop: it runs in a single-thread kernel (correct, "

@@ -3,13 +3,17 @@
 #include "Emit.h"
 
 #include "clang/Basic/Version.h"
+#include "clang/Driver/Options.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Option/ArgList.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -44,14 +48,25 @@ const char *kHelp =
     "\n"
     "Differentiates the functions marked `#pragma mpiad differentiate` in each\n"
     "C file and compiles the result like mpicc (adjoint functions, MPI and\n"
-    "libmpiad included).\n"
+    "libmpiad included).  A file without `#pragma mpiad` goes to the compiler\n"
+    "as given.  Diagnostics, __FILE__, __LINE__ and -g line tables name the\n"
+    "user's file and lines (docs/driver.md).\n"
     "\n"
     "modes:\n"
     "  (default)            differentiate, compile and link: -o app\n"
     "  -c                   differentiate and compile each file: -o file.o\n"
+    "                       (-o - writes the object to stdout)\n"
+    "  -S                   differentiate and write assembly: -o file.s\n"
+    "  -E                   the preprocessed code that is compiled (-o or "
+    "stdout)\n"
+    "  -fsyntax-only        differentiate and check that the result compiles\n"
+    "  -M, -MM              the dependencies of the user's files (-o or "
+    "stdout)\n"
     "  --emit-source        write the generated C (-o out.c, default stdout)\n"
     "  --emit-header        write prototypes of the generated functions\n"
     "                       (-o out.h, default stdout)\n"
+    "  --showme[:compile|:link]  the flags mpiad-cc adds (like Open MPI's "
+    "mpicc)\n"
     "  --target=cuda        marked functions run on NVIDIA GPUs: CUDA C++ with\n"
     "                       kernels, compiled by nvcc and linked with\n"
     "                       libmpiad_gpu (files without marked functions stay C)\n"
@@ -59,10 +74,20 @@ const char *kHelp =
     "  -o FILE              output file\n"
     "  --rules FILE|DIR     load more rule files (see docs/rules.md)\n"
     "  -p DIR               read compile flags from DIR/compile_commands.json\n"
-    "  -I -D -U -std= -include -isystem   passed to the parser and the "
-    "compiler\n"
+    "  -I -D -U -std= -include -isystem -iquote -idirafter -isysroot\n"
+    "  --sysroot -x c       passed to the parser and the compiler\n"
     "  -O -g -W -f -m ...   passed to the compiler\n"
+    "  -MD -MMD -MF -MT -MQ -MP   a dependency file naming the user's source,\n"
+    "                       object and headers, as the compiler writes it\n"
     "  -l -L -Wl,...        passed to the linker\n"
+    "  -w, -Werror, -Wno-mpiad-NAME, -Werror=mpiad-NAME\n"
+    "                       also apply to mpiad-cc's own warnings\n"
+    "  -save-temps          keep the generated C next to the output "
+    "(file.ad.c)\n"
+    "  -v, -###             print the commands run (-### runs none)\n"
+    "  -dump*, -print-*     without inputs: asked of the compiler\n"
+    "  @FILE                read more arguments from FILE; -- ends the "
+    "options\n"
     "  --help, --version\n"
     "environment:\n"
     "  MPIAD_CC             C compiler used instead of mpicc\n"
@@ -71,15 +96,35 @@ const char *kHelp =
     "  MPIAD_NVCC           nvcc used for --target=cuda\n"
     "  MPIAD_CUDA_ARCH      GPU architecture for nvcc (default sm_80)\n";
 
+struct Input {
+  std::string path;
+  bool forcedC = false; // after -x c: C whatever the name
+};
+
 struct Options {
-  enum Mode { Link, Compile, EmitSource, EmitHeader } mode = Link;
+  enum Mode {
+    Link,
+    Compile,
+    Assemble,
+    Preprocess,
+    SyntaxOnly,
+    Depends, // -M / -MM
+    EmitSource,
+    EmitHeader
+  } mode = Link;
   std::string output;
-  std::vector<std::string> inputs;  // .c files
+  std::vector<Input> inputs;        // C files
   std::vector<std::string> objects; // .o .a .so passed through to the link
   std::vector<std::string> parseFlags, compileFlags, linkFlags;
   std::vector<std::string> rules;
   std::string compDbDir;
   bool cuda = false; // --target=cuda
+  bool verbose = false, printOnly = false, saveTemps = false;
+  // -MD / -MMD and their -MF, -MT / -MQ (as flag pairs), -MP; -M / -MM.
+  bool md = false, mmd = false, mp = false;
+  std::string depFile;
+  std::vector<std::string> depTargets;
+  WarningPolicy warnings;
 };
 
 std::string prefixDir(const char *argv0) {
@@ -140,12 +185,25 @@ bool renameTemp(const std::string &tmp, const std::string &path) {
   return ok;
 }
 
+/// True for an output that exists and is not a regular file (/dev/null, a
+/// FIFO): it is written in place, never replaced by renaming a file over it.
+bool specialFile(const std::string &path) {
+  llvm::sys::fs::file_status st;
+  return !llvm::sys::fs::status(path, st) && llvm::sys::fs::exists(st) &&
+         st.type() != llvm::sys::fs::file_type::regular_file;
+}
+
 /// Writes `text` to `path` atomically: a failed or interrupted run never
 /// leaves a partial or clobbered output file.
 bool writeAtomically(const std::string &path, const std::string &text) {
   if (path.empty() || path == "-") {
     llvm::outs() << text;
     return true;
+  }
+  if (specialFile(path)) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    return (bool)out;
   }
   std::string tmp = path + ".mpiad-tmp";
   removeOnSignal(tmp);
@@ -160,6 +218,16 @@ bool writeAtomically(const std::string &path, const std::string &text) {
   return renameTemp(tmp, path);
 }
 
+/// An include guard's name for the header of `path`: its file name in
+/// capitals, other characters as '_'.
+std::string guardName(const std::string &path) {
+  std::string g;
+  for (char c : llvm::sys::path::filename(path).str())
+    g += std::isalnum((unsigned char)c) ? (char)std::toupper((unsigned char)c)
+                                        : '_';
+  return g + "_H";
+}
+
 /// True when `a` and `b` name the same existing file (same device and
 /// inode, so `./g.c` and `g.c` are one file).
 bool sameFile(const std::string &a, const std::string &b) {
@@ -167,18 +235,51 @@ bool sameFile(const std::string &a, const std::string &b) {
   return !llvm::sys::fs::equivalent(a, b, same) && same;
 }
 
-int run(const std::vector<std::string> &argv,
-        const std::string &stderrFile = "") {
+/// How -v and -### print a command: each argument quoted, like clang.
+void printCommand(const std::vector<std::string> &argv) {
+  std::string line;
+  for (const std::string &arg : argv) {
+    line += " \"";
+    for (char c : arg) {
+      if (c == '"' || c == '\\' || c == '$')
+        line += '\\';
+      line += c;
+    }
+    line += "\"";
+  }
+  llvm::errs() << line << "\n";
+}
+
+/// Runs a command (printing it first under -v); under -### only prints it.
+/// `stdoutFile` / `stderrFile` redirect those streams when not empty.
+int run(const Options &o, const std::vector<std::string> &argv,
+        const std::string &stderrFile = "",
+        const std::string &stdoutFile = "") {
+  if (o.verbose || o.printOnly)
+    printCommand(argv);
+  if (o.printOnly)
+    return 0;
   std::vector<llvm::StringRef> args(argv.begin(), argv.end());
   std::string err;
   auto prog = llvm::sys::findProgramByName(argv[0]);
   if (!prog)
     return -1;
   std::vector<std::optional<llvm::StringRef>> redirects;
-  if (!stderrFile.empty())
-    redirects = {std::nullopt, std::nullopt, llvm::StringRef(stderrFile)};
+  if (!stderrFile.empty() || !stdoutFile.empty()) {
+    redirects = {std::nullopt, std::nullopt, std::nullopt};
+    if (!stdoutFile.empty())
+      redirects[1] = llvm::StringRef(stdoutFile);
+    if (!stderrFile.empty())
+      redirects[2] = llvm::StringRef(stderrFile);
+  }
   return llvm::sys::ExecuteAndWait(*prog, args, std::nullopt, redirects, 0, 0,
                                    &err);
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f),
+                     std::istreambuf_iterator<char>());
 }
 
 /// The C compiler failed on a generated file.  Its errors on lines that
@@ -255,31 +356,78 @@ std::vector<std::string> nvccCommand() {
   return cmd;
 }
 
-/// Differentiates one file; fills `result`.
-bool generate(const Options &o, const std::string &prefix,
-              const std::string &file, EmitResult &result) {
-  // Code after a marked function may call its adjoint, which does not exist
-  // yet when we parse: accept implicit declarations here (the C compiler sees
-  // the generated definitions).
-  std::vector<std::string> extra = {"-Wno-unknown-pragmas",
-                                    "-Wno-implicit-function-declaration"};
-  if (std::string(MPIAD_RESOURCE_DIR).size())
-    extra.push_back("-resource-dir=" MPIAD_RESOURCE_DIR);
+/// -I flags for MPI's headers, found at build time.
+std::vector<std::string> mpiIncludeFlags() {
+  std::vector<std::string> flags;
   std::string incs = MPIAD_MPI_INCLUDES;
   for (size_t b = 0; b < incs.size();) {
     size_t e = incs.find(':', b);
     if (e == std::string::npos)
       e = incs.size();
     if (e > b)
-      extra.push_back("-I" + incs.substr(b, e - b));
+      flags.push_back("-I" + incs.substr(b, e - b));
     b = e + 1;
   }
+  return flags;
+}
+
+bool compiling(const Options &o) {
+  return o.mode != Options::EmitSource && o.mode != Options::EmitHeader;
+}
+
+/// The flags clang's driver does not know, as clang reports them (the
+/// tooling library would drop them with a message but without failing).
+bool knownToClang(const std::vector<std::string> &flags) {
+  std::vector<const char *> argv;
+  for (const std::string &f : flags)
+    argv.push_back(f.c_str());
+  unsigned missingIndex = 0, missingCount = 0;
+  llvm::opt::InputArgList args = clang::driver::getDriverOptTable().ParseArgs(
+      argv, missingIndex, missingCount,
+      llvm::opt::Visibility(clang::driver::options::ClangOption));
+  bool ok = true;
+  for (const llvm::opt::Arg *a :
+       args.filtered(clang::driver::options::OPT_UNKNOWN)) {
+    fail("unknown argument: '" + std::string(a->getAsString(args)) + "'");
+    ok = false;
+  }
+  if (missingCount) {
+    fail("argument to '" + std::string(argv[missingIndex]) + "' is missing");
+    ok = false;
+  }
+  return ok;
+}
+
+/// Differentiates one file; fills `result`.  The parser reads the user's
+/// text with mpiad's includes where the generated file has them
+/// (addPreamble), so it sees what the compiler will.
+bool generate(const Options &o, const std::string &prefix, const Input &in,
+              EmitResult &result) {
+  std::string text;
+  {
+    std::ifstream f(in.path, std::ios::binary);
+    if (!f)
+      return fail("no such file or directory: '" + in.path + "'") == 0;
+    text.assign(std::istreambuf_iterator<char>(f),
+                std::istreambuf_iterator<char>());
+  }
+  // Code after a marked function may call its adjoint, which does not exist
+  // yet when we parse: accept implicit declarations here (the C compiler sees
+  // the generated definitions).
+  std::vector<std::string> extra = {"-Wno-unknown-pragmas",
+                                    "-Wno-implicit-function-declaration"};
+  // When mpiad-cc compiles, the compiler reports the user's own warnings;
+  // the parse stays quiet so that they are not printed twice (mpiad's own
+  // warnings follow o.warnings, not -w).
+  if (compiling(o))
+    extra.push_back("-w");
+  if (std::string(MPIAD_RESOURCE_DIR).size())
+    extra.push_back("-resource-dir=" MPIAD_RESOURCE_DIR);
+  for (const std::string &f : mpiIncludeFlags())
+    extra.push_back(f);
   extra.push_back("-I" + prefix + "/include");
   if (o.cuda) // host files may include cuda_runtime.h
     extra.push_back("-I" + cudaHome() + "/include");
-  // The generated file includes mpiad.h first; parse with the same view.
-  extra.push_back("-include");
-  extra.push_back(prefix + "/include/mpiad.h");
   std::unique_ptr<clang::tooling::CompilationDatabase> db;
   if (!o.compDbDir.empty()) {
     std::string e;
@@ -289,10 +437,24 @@ bool generate(const Options &o, const std::string &prefix,
       return false;
     }
   } else {
+    // Only writing C, the parse is the only compile: it gets every flag,
+    // and rejects those clang does not know, as clang does.
     std::vector<std::string> flags = o.parseFlags;
+    if (!compiling(o)) {
+      flags.insert(flags.end(), o.compileFlags.begin(), o.compileFlags.end());
+      if (!knownToClang(o.compileFlags))
+        return false;
+    }
     db = std::make_unique<clang::tooling::FixedCompilationDatabase>(".", flags);
   }
-  clang::tooling::ClangTool tool(*db, {file});
+  EmitOptions options;
+  options.cuda = o.cuda;
+  options.warnings = o.warnings;
+  std::string parsed = addPreamble(text, in.path, options.preamble);
+  llvm::SmallString<256> abs(in.path);
+  llvm::sys::fs::make_absolute(abs);
+  clang::tooling::ClangTool tool(*db, {in.path});
+  tool.mapVirtualFile(abs, parsed);
   tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
       extra, clang::tooling::ArgumentInsertPosition::END));
   tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
@@ -302,18 +464,145 @@ bool generate(const Options &o, const std::string &prefix,
   std::vector<std::string> rules = {prefix + "/share/mpiad/rules"};
   rules.insert(rules.end(), o.rules.begin(), o.rules.end());
   bool ok = true;
-  auto factory = makeEmitFactory(rules, result, ok, o.cuda);
+  auto factory = makeEmitFactory(rules, result, ok, options);
   if (!ok)
     return false;
   int rc = tool.run(factory.get());
   return rc == 0 && ok;
 }
 
+/// The file name of `path` with its extension replaced by `ext` ("o").
+std::string stemWith(const std::string &path, const char *ext) {
+  llvm::SmallString<128> p(llvm::sys::path::filename(path));
+  llvm::sys::path::replace_extension(p, ext);
+  return std::string(p);
+}
+
+/// A fresh name in $TMPDIR (the file is created unless under -###).
+std::string tempName(const Options &o, const char *prefix, const char *ext) {
+  llvm::SmallString<128> p;
+  if (o.printOnly)
+    llvm::sys::fs::getPotentiallyUniqueTempFileName(prefix, ext, p);
+  else
+    llvm::sys::fs::createTemporaryFile(prefix, ext, p);
+  return std::string(p);
+}
+
+/// The names of mpiad's own warnings (docs/errors.md).
+bool knownWarning(const std::string &name) {
+  return name == "unused-checkpoint" || name == "restored-output" ||
+         name == "cuda-serial";
+}
+
+/// Captures a command's standard output (--showme asks mpicc).
+std::string captureOutput(const Options &o, std::vector<std::string> cmd) {
+  std::string out = tempName(o, "mpiad", "out");
+  removeOnSignal(out);
+  Options quiet;
+  int rc = run(quiet, cmd, "", out);
+  std::string text = rc == 0 ? readFile(out) : "";
+  removeTemp(out);
+  return llvm::StringRef(text).trim().str();
+}
+
+/// --showme, --showme:compile, --showme:link: what mpiad-cc adds to a
+/// compile and to a link, with what mpicc adds (Open MPI's wrappers).
+int showme(const Options &o, const std::string &prefix,
+           const std::string &what) {
+  std::vector<std::string> cc = compilerCommand();
+  bool mpicc = cc[0] == "mpicc";
+  std::string compile = "-I" + prefix + "/include";
+  std::string link = prefix + "/lib/libmpiad.a";
+  std::string mpiCompile, mpiLink, command = cc[0];
+  if (mpicc) {
+    mpiCompile = captureOutput(o, {"mpicc", "--showme:compile"});
+    mpiLink = captureOutput(o, {"mpicc", "--showme:link"});
+    command = captureOutput(o, {"mpicc", "--showme:command"});
+    if (command.empty())
+      return fail("cannot run 'mpicc --showme'");
+  }
+  auto join = [](std::vector<std::string> parts) {
+    std::string s;
+    for (const std::string &p : parts)
+      if (!p.empty())
+        s += (s.empty() ? "" : " ") + p;
+    return s;
+  };
+  if (what == "compile")
+    llvm::outs() << join({compile, mpiCompile}) << "\n";
+  else if (what == "link")
+    llvm::outs() << join({link, mpiLink, "-lm"}) << "\n";
+  else if (what.empty())
+    llvm::outs() << join({command, compile, mpiCompile, link, mpiLink, "-lm"})
+                 << "\n";
+  else
+    return fail("unknown argument: '--showme:" + what +
+                "' (--showme, --showme:compile or --showme:link)");
+  return 0;
+}
+
+/// -MD / -MMD: the dependency file of `in` as the compiler writes it for the
+/// user's own file (not the generated one): the preprocessor runs on it with
+/// the same flags.  The defaults are clang's: FILE.d beside the -o output
+/// (else the input's name .d in the working directory), naming the output
+/// (else the input's name .o).
+bool writeDeps(const Options &o, const std::string &prefix, const Input &in,
+               std::vector<std::string> &temps) {
+  bool named = !o.output.empty() && o.output != "-";
+  std::string target = named ? o.output : stemWith(in.path, "o");
+  std::string mf = o.depFile;
+  if (mf.empty()) {
+    llvm::SmallString<256> p(named ? o.output : stemWith(in.path, "d"));
+    llvm::sys::path::replace_extension(p, "d");
+    mf = std::string(p);
+  }
+  std::vector<std::string> cmd = compilerCommand();
+  cmd.insert(cmd.end(), o.compileFlags.begin(), o.compileFlags.end());
+  cmd.push_back("-I" + prefix + "/include");
+  cmd.push_back("-E");
+  cmd.push_back(o.mmd ? "-MMD" : "-MD");
+  cmd.push_back("-MF");
+  cmd.push_back(mf);
+  if (o.depTargets.empty()) {
+    cmd.push_back("-MQ");
+    cmd.push_back(target);
+  }
+  cmd.insert(cmd.end(), o.depTargets.begin(), o.depTargets.end());
+  if (o.mp)
+    cmd.push_back("-MP");
+  if (in.forcedC) {
+    cmd.push_back("-x");
+    cmd.push_back("c");
+  }
+  cmd.push_back(in.path);
+  cmd.push_back("-o");
+  cmd.push_back("/dev/null");
+  // The compile printed the preprocessor's warnings already.
+  std::string errFile = tempName(o, "mpiad", "err");
+  removeOnSignal(errFile);
+  temps.push_back(errFile);
+  int rc = run(o, cmd, errFile);
+  if (rc != 0) {
+    llvm::errs() << readFile(errFile);
+    return fail("writing the dependency file '" + mf + "' failed") == 0;
+  }
+  return true;
+}
+
 } // namespace
 
 int runDriver(int argc, const char **argv) {
   Options o;
-  std::vector<std::string> a(argv + 1, argv + argc);
+  // @FILE arguments expand in place, like clang's (GNU quoting).
+  llvm::BumpPtrAllocator alloc;
+  llvm::StringSaver saver(alloc);
+  llvm::SmallVector<const char *, 64> expanded(argv, argv + argc);
+  if (!llvm::cl::ExpandResponseFiles(saver, llvm::cl::TokenizeGNUCommandLine,
+                                     expanded))
+    return fail("cannot expand the response files");
+  std::vector<std::string> a(expanded.begin() + 1, expanded.end());
+  bool forcedC = false, showmeAsked = false, onlyInputs = false;
+  std::string showmeWhat, depsOnlyFlag;
   for (size_t i = 0; i < a.size(); ++i) {
     const std::string &s = a[i];
     auto value = [&](const char *flag) -> std::string {
@@ -323,6 +612,26 @@ int runDriver(int argc, const char **argv) {
       }
       return a[++i];
     };
+    auto starts = [&](const char *p) { return s.rfind(p, 0) == 0; };
+    // A flag with its value joined (-MFfile) or next (-MF file).
+    auto joinedOrNext = [&](const char *flag) -> std::string {
+      size_t n = std::string(flag).size();
+      return s.size() > n ? s.substr(n) : value(flag);
+    };
+    if (onlyInputs || s.empty() || s[0] != '-' || s == "-") {
+      bool c = forcedC || endsWith(s, ".c");
+      if (c)
+        o.inputs.push_back({s, forcedC && !endsWith(s, ".c")});
+      else if (endsWith(s, ".o") || endsWith(s, ".a") || endsWith(s, ".so"))
+        o.objects.push_back(s);
+      else
+        return fail("unknown input '" + s + "' (expected .c, .o, .a or .so)");
+      continue;
+    }
+    if (s == "--") {
+      onlyInputs = true;
+      continue;
+    }
     if (s == "--help" || s == "-help" || s == "-h") {
       llvm::outs() << kHelp;
       return 0;
@@ -333,17 +642,58 @@ int runDriver(int argc, const char **argv) {
                    << CLANG_VERSION_STRING << ")\n";
       return 0;
     }
-    if (s == "--emit-source")
+    if (s == "--showme" || starts("--showme:")) {
+      showmeAsked = true;
+      showmeWhat = s == "--showme" ? "" : s.substr(9);
+    } else if (s == "--emit-source")
       o.mode = Options::EmitSource;
     else if (s == "--emit-header")
       o.mode = Options::EmitHeader;
     else if (s == "-c")
       o.mode = Options::Compile;
+    else if (s == "-S")
+      o.mode = Options::Assemble;
+    else if (s == "-E")
+      o.mode = Options::Preprocess;
+    else if (s == "-fsyntax-only")
+      o.mode = Options::SyntaxOnly;
+    else if (s == "-M" || s == "-MM") {
+      o.mode = Options::Depends;
+      depsOnlyFlag = s;
+    } else if (s == "-MD")
+      o.md = true;
+    else if (s == "-MMD")
+      o.mmd = true;
+    else if (s == "-MP")
+      o.mp = true;
+    else if (starts("-MF"))
+      o.depFile = joinedOrNext("-MF");
+    else if (starts("-MT") || starts("-MQ")) {
+      std::string flag = s.substr(0, 3);
+      std::string v = joinedOrNext(flag.c_str());
+      o.depTargets.push_back(flag);
+      o.depTargets.push_back(v);
+    } else if (s == "-v")
+      o.verbose = true;
+    else if (s == "-###")
+      o.printOnly = true;
+    else if (s == "-save-temps" || s == "--save-temps" ||
+             s == "-save-temps=obj" || s == "-save-temps=cwd")
+      o.saveTemps = true;
     else if (s == "-o")
       o.output = value("-o");
-    else if (s == "--rules")
+    else if (s == "-x" || starts("-x")) {
+      std::string lang = s == "-x" ? value("-x") : s.substr(2);
+      if (lang == "c")
+        forcedC = true;
+      else if (lang == "none")
+        forcedC = false;
+      else
+        return fail("language '" + lang +
+                    "' is not supported: mpiad-cc compiles C (-x c)");
+    } else if (s == "--rules")
       o.rules.push_back(value("--rules"));
-    else if (s.rfind("--rules=", 0) == 0)
+    else if (starts("--rules="))
       o.rules.push_back(s.substr(8));
     else if (s == "-p")
       o.compDbDir = value("-p");
@@ -351,67 +701,153 @@ int runDriver(int argc, const char **argv) {
       o.cuda = true;
     else if (s == "--target=cpu")
       o.cuda = false;
-    else if (s.rfind("--target=", 0) == 0) {
+    else if (starts("--target=")) {
       return fail("'" + s + "': unknown target (cpu or cuda)");
+    } else if (starts("-Wno-mpiad-") || starts("-Wmpiad-") ||
+               starts("-Werror=mpiad-") || starts("-Wno-error=mpiad-")) {
+      std::string name = s.substr(s.find("mpiad-") + 6);
+      if (!knownWarning(name)) {
+        llvm::errs() << "mpiad-cc: warning: unknown warning option '" << s
+                     << "'\n";
+        continue;
+      }
+      if (starts("-Wno-mpiad-"))
+        o.warnings.disabled.insert(name);
+      else if (starts("-Wmpiad-"))
+        o.warnings.disabled.erase(name);
+      else if (starts("-Werror=")) {
+        o.warnings.errors.insert(name);
+        o.warnings.noErrors.erase(name);
+      } else {
+        o.warnings.noErrors.insert(name);
+        o.warnings.errors.erase(name);
+      }
+    } else if (s == "-w" || s == "-Werror" || s == "-Wno-error") {
+      if (s == "-w")
+        o.warnings.none = true;
+      else
+        o.warnings.error = s == "-Werror";
+      o.compileFlags.push_back(s);
     } else if (s == "-I" || s == "-D" || s == "-U" || s == "-include" ||
-               s == "-isystem") {
+               s == "-imacros" || s == "-isystem" || s == "-iquote" ||
+               s == "-idirafter" || s == "-isysroot" || s == "--sysroot") {
       std::string v = value(s.c_str());
+      for (auto *flags : {&o.parseFlags, &o.compileFlags}) {
+        flags->push_back(s);
+        flags->push_back(v);
+      }
+      if (s == "--sysroot") {
+        o.linkFlags.push_back(s);
+        o.linkFlags.push_back(v);
+      }
+    } else if (starts("-I") || starts("-D") || starts("-U") ||
+               starts("-std=") || starts("-include") || starts("-imacros") ||
+               starts("-isystem") || starts("-iquote") ||
+               starts("-idirafter") || starts("-isysroot") ||
+               starts("--sysroot=")) {
       o.parseFlags.push_back(s);
-      o.parseFlags.push_back(v);
       o.compileFlags.push_back(s);
-      o.compileFlags.push_back(v);
-    } else if (s.rfind("-I", 0) == 0 || s.rfind("-D", 0) == 0 ||
-               s.rfind("-U", 0) == 0 || s.rfind("-std=", 0) == 0) {
-      o.parseFlags.push_back(s);
-      o.compileFlags.push_back(s);
-    } else if (s.rfind("-l", 0) == 0 || s.rfind("-L", 0) == 0 ||
-               s.rfind("-Wl,", 0) == 0) {
+      if (starts("--sysroot="))
+        o.linkFlags.push_back(s);
+    } else if (starts("-l") || starts("-L") || starts("-Wl,")) {
       o.linkFlags.push_back(s);
-    } else if (s.rfind("-fsanitize", 0) == 0 || s == "-pthread" ||
-               s == "-fopenmp") {
+    } else if (starts("-fsanitize") || s == "-pthread" || s == "-fopenmp") {
       o.compileFlags.push_back(s);
       o.linkFlags.push_back(s);
-    } else if (!s.empty() && s[0] == '-') {
-      o.compileFlags.push_back(s); // -O2 -g -Wall -fno-... -m...
-    } else if (endsWith(s, ".c")) {
-      o.inputs.push_back(s);
-    } else if (endsWith(s, ".o") || endsWith(s, ".a") || endsWith(s, ".so")) {
-      o.objects.push_back(s);
     } else {
-      return fail("unknown input '" + s + "' (expected .c, .o, .a or .so)");
+      o.compileFlags.push_back(s); // -O2 -g -Wall -fno-... -m...
     }
   }
+  std::string prefix = prefixDir(argv[0]);
+  if (showmeAsked)
+    return showme(o, prefix, showmeWhat);
+  if (o.verbose || o.printOnly)
+    llvm::errs() << "mpiad-cc version " << MPIAD_VERSION << " (Clang "
+                 << CLANG_VERSION_STRING << ")\n";
+  if (o.inputs.empty() && o.objects.empty()) {
+    // Queries of the compiler (libtool and configure scripts ask them):
+    // -dumpversion, -dumpmachine, -print-search-dirs, -print-prog-name=ld...
+    bool query = false;
+    for (const std::string &f : o.compileFlags)
+      query = query || f.rfind("-dump", 0) == 0 || f.rfind("-print-", 0) == 0;
+    if (query) {
+      std::vector<std::string> cmd = compilerCommand();
+      cmd.insert(cmd.end(), o.compileFlags.begin(), o.compileFlags.end());
+      int rc = run(o, cmd);
+      return rc < 0 ? fail("cannot run '" + cmd[0] + "'") : rc;
+    }
+  }
+  if (o.inputs.empty() && (o.verbose || o.printOnly) && o.objects.empty())
+    return 0; // like clang -v
   if (o.inputs.empty() && (o.mode != Options::Link || o.objects.empty()))
     return fail("no input files (try --help)");
-  if ((o.mode == Options::EmitSource || o.mode == Options::EmitHeader ||
-       o.mode == Options::Compile) &&
-      o.inputs.size() > 1 && !o.output.empty())
+  bool oneOutputPerInput = o.mode != Options::Link &&
+                           o.mode != Options::SyntaxOnly &&
+                           o.mode != Options::Preprocess &&
+                           o.mode != Options::Depends;
+  if (oneOutputPerInput && o.inputs.size() > 1 && !o.output.empty() &&
+      o.output != "-")
     return fail("-o with several inputs needs link mode");
 
   // Like gcc (clang-19 overwrites): never write over an input.
   if (!o.output.empty() && o.output != "-") {
-    std::vector<std::string> all = o.inputs;
+    std::vector<std::string> all;
+    for (const Input &in : o.inputs)
+      all.push_back(in.path);
     all.insert(all.end(), o.objects.begin(), o.objects.end());
     for (const std::string &in : all)
       if (sameFile(in, o.output))
         return fail("input file '" + in + "' is the same as output file");
   }
 
-  std::string prefix = prefixDir(argv[0]);
   if (o.mode == Options::EmitSource || o.mode == Options::EmitHeader) {
-    for (const std::string &in : o.inputs) {
+    for (const Input &in : o.inputs) {
       EmitResult r;
       if (!generate(o, prefix, in, r))
         return 1;
-      std::string text = o.mode == Options::EmitSource
-                             ? r.source
-                             : "/* Generated by mpiad-cc from " + in +
-                                   " */\n#pragma once\n#include <mpi.h>\n" +
-                                   r.header;
+      std::string text =
+          o.mode == Options::EmitSource
+              ? renderSource(r, false, in.path, "")
+              : "/* Generated by mpiad-cc from " + in.path +
+                    " */\n#ifndef MPIAD_GENERATED_" + guardName(in.path) +
+                    "\n#define MPIAD_GENERATED_" + guardName(in.path) +
+                    "\n/* mpiad.h first: from C++ it keeps mpi.h to MPI's C "
+                    "API */\n#include \"mpiad.h\"\n#include <mpi.h>\n"
+                    "#ifdef __cplusplus\nextern \"C\" {\n#endif\n" +
+                    r.header + "#ifdef __cplusplus\n}\n#endif\n#endif\n";
       if (!writeAtomically(o.output, text))
         return fail("cannot write '" + o.output + "'");
     }
     return 0;
+  }
+
+  if (o.mode == Options::Depends) {
+    // -M / -MM: the user's files' dependencies, as the compiler gives them.
+    std::vector<std::string> cmd = compilerCommand();
+    cmd.insert(cmd.end(), o.compileFlags.begin(), o.compileFlags.end());
+    cmd.push_back("-I" + prefix + "/include");
+    cmd.push_back("-E"); // implied; mpicc then adds no link flags
+    cmd.push_back(depsOnlyFlag);
+    if (!o.depFile.empty()) {
+      cmd.push_back("-MF");
+      cmd.push_back(o.depFile);
+    }
+    cmd.insert(cmd.end(), o.depTargets.begin(), o.depTargets.end());
+    if (o.mp)
+      cmd.push_back("-MP");
+    for (const Input &in : o.inputs) {
+      if (in.forcedC) {
+        cmd.push_back("-x");
+        cmd.push_back("c");
+      }
+      cmd.push_back(in.path);
+    }
+    if (!o.output.empty()) {
+      cmd.push_back("-o");
+      cmd.push_back(o.output);
+    }
+    int rc = run(o, cmd);
+    return rc < 0 ? fail("cannot run '" + cmd[0] + "'") : rc != 0;
   }
 
   // Compile (and link) through mpicc.
@@ -422,87 +858,155 @@ int runDriver(int argc, const char **argv) {
     for (const std::string &t : temps)
       removeTemp(t);
   };
-  for (const std::string &in : o.inputs) {
+  for (const Input &in : o.inputs) {
+    // A file that does not mention mpiad is compiled as given; so is one
+    // whose parse finds no `#pragma mpiad`.
     EmitResult r;
-    if (!generate(o, prefix, in, r)) {
-      cleanup();
-      return 1;
-    }
-    llvm::SmallString<128> gen, obj;
-    llvm::sys::fs::createTemporaryFile("mpiad", r.cuda ? "cu" : "c", gen);
-    removeOnSignal(std::string(gen));
-    temps.push_back(std::string(gen));
+    bool generated = false;
     {
-      std::ofstream f(std::string(gen), std::ios::binary);
-      f << r.source;
-    }
-    std::string outObj;
-    if (o.mode == Options::Compile) {
-      if (!o.output.empty()) {
-        outObj = o.output;
-      } else {
-        llvm::SmallString<128> p(llvm::sys::path::filename(in));
-        llvm::sys::path::replace_extension(p, "o");
-        outObj = std::string(p);
+      std::ifstream f(in.path, std::ios::binary);
+      std::string text((std::istreambuf_iterator<char>(f)),
+                       std::istreambuf_iterator<char>());
+      if (f.is_open() && text.find("mpiad") != std::string::npos) {
+        if (!generate(o, prefix, in, r)) {
+          cleanup();
+          return 1;
+        }
+        generated = r.pragmas > 0;
       }
-    } else {
-      llvm::sys::fs::createTemporaryFile("mpiad", "o", obj);
-      outObj = std::string(obj);
-      removeOnSignal(outObj);
-      temps.push_back(outObj);
     }
-    llvm::SmallString<256> srcDir(in);
+    std::string src = in.path, gen;
+    if (generated) {
+      if (o.saveTemps) {
+        // -save-temps: FILE.ad.c beside the output (in the working
+        // directory without one).
+        llvm::SmallString<256> dir;
+        if (!o.output.empty() && o.output != "-")
+          dir = llvm::sys::path::parent_path(o.output);
+        llvm::sys::path::append(dir,
+                                stemWith(in.path, r.cuda ? "ad.cu" : "ad.c"));
+        gen = std::string(dir);
+      } else {
+        gen = tempName(o, "mpiad", r.cuda ? "cu" : "c");
+        removeOnSignal(gen);
+        temps.push_back(gen);
+      }
+      std::string text = renderSource(r, !r.cuda, in.path, gen);
+      if (o.verbose || o.printOnly)
+        llvm::errs() << "mpiad-cc: differentiated '" << in.path << "' into '"
+                     << gen << "'\n";
+      if (!o.printOnly) {
+        std::ofstream f(gen, std::ios::binary);
+        f << text;
+        if (!f) {
+          cleanup();
+          return fail("cannot write '" + gen + "'");
+        }
+      }
+      src = gen;
+    }
+    llvm::SmallString<256> srcDir(in.path);
     llvm::sys::path::remove_filename(srcDir);
     if (srcDir.empty())
       srcDir = ".";
     std::vector<std::string> cmd = compilerCommand();
     if (r.cuda) {
       cmd = nvccCommand();
+      cmd.push_back("-I" + std::string(srcDir));
       for (const std::string &f : o.compileFlags)
         if (f.rfind("-O", 0) == 0 || f == "-g" || f.rfind("-D", 0) == 0 ||
             f.rfind("-I", 0) == 0 || f.rfind("-U", 0) == 0)
           cmd.push_back(f);
       usedCuda = true;
     } else {
+      // The generated file is elsewhere: "..." includes are looked for in
+      // the user's directory first, as for the user's file.
+      if (generated) {
+        cmd.push_back("-iquote");
+        cmd.push_back(std::string(srcDir));
+      }
       cmd.insert(cmd.end(), o.compileFlags.begin(), o.compileFlags.end());
       if (o.cuda) // host code may call the CUDA runtime (mpiad_gpu.h)
         cmd.push_back("-I" + cudaHome() + "/include");
     }
-    cmd.push_back("-I" + std::string(srcDir));
     cmd.push_back("-I" + prefix + "/include");
-    cmd.push_back("-c");
-    cmd.push_back(std::string(gen));
-    std::string tmpObj = outObj + ".mpiad-tmp.o";
-    removeOnSignal(tmpObj);
-    cmd.push_back("-o");
-    cmd.push_back(tmpObj);
+    std::string out, ext = "o";
+    switch (o.mode) {
+    case Options::Compile:
+      cmd.push_back("-c");
+      out = o.output.empty() ? stemWith(in.path, "o") : o.output;
+      break;
+    case Options::Assemble:
+      cmd.push_back("-S");
+      out = o.output.empty() ? stemWith(in.path, "s") : o.output;
+      ext = "s";
+      break;
+    case Options::Preprocess:
+      cmd.push_back("-E");
+      out = o.output; // empty: stdout
+      ext = "i";
+      break;
+    case Options::SyntaxOnly:
+      // With -c, mpicc adds no link flags (it does not know -fsyntax-only).
+      cmd.push_back("-c");
+      cmd.push_back("-fsyntax-only");
+      break;
+    default: // Link
+      cmd.push_back("-c");
+      out = tempName(o, "mpiad", "o");
+      removeOnSignal(out);
+      temps.push_back(out);
+      break;
+    }
+    if (!generated && in.forcedC) {
+      cmd.push_back("-x");
+      cmd.push_back("c");
+    }
+    cmd.push_back(src);
+    // A named output is written under a temporary name and renamed once
+    // complete (stdout and the link's temporaries directly).
+    std::string tmpOut;
+    if (!out.empty()) {
+      cmd.push_back("-o");
+      if (out == "-" || o.mode == Options::Link || specialFile(out)) {
+        cmd.push_back(out);
+      } else {
+        tmpOut = out + ".mpiad-tmp." + ext;
+        removeOnSignal(tmpOut);
+        cmd.push_back(tmpOut);
+      }
+    }
     // The compiler's messages go through a file, so that errors in
     // generated code can be told from errors in the user's code.
-    llvm::SmallString<128> errFile;
-    llvm::sys::fs::createTemporaryFile("mpiad", "err", errFile);
-    removeOnSignal(std::string(errFile));
-    temps.push_back(std::string(errFile));
-    int rc = run(cmd, std::string(errFile));
-    std::string messages;
-    {
-      std::ifstream f(std::string(errFile), std::ios::binary);
-      messages.assign(std::istreambuf_iterator<char>(f),
-                      std::istreambuf_iterator<char>());
-    }
+    std::string errFile = tempName(o, "mpiad", "err");
+    removeOnSignal(errFile);
+    temps.push_back(errFile);
+    int rc = run(o, cmd, errFile);
+    std::string messages = o.printOnly ? "" : readFile(errFile);
     bool internal =
-        rc > 0 && reportGeneratedErrors(messages, std::string(gen), r);
+        rc > 0 && generated && reportGeneratedErrors(messages, gen, r);
     llvm::errs() << messages;
     if (rc != 0) {
-      removeTemp(tmpObj);
+      if (!tmpOut.empty())
+        removeTemp(tmpOut);
       cleanup();
       if (internal)
         return 1;
-      return fail(rc < 0 ? "cannot run '" + cmd[0] + "'"
-                         : "compiling the generated code of '" + in +
-                               "' failed");
+      if (rc < 0)
+        return fail("cannot run '" + cmd[0] + "'");
+      if (generated)
+        return fail("compiling the generated code of '" + in.path +
+                    "' failed");
+      return 1; // the compiler said why
     }
-    renameTemp(tmpObj, outObj);
-    objects.push_back(outObj);
+    if (!tmpOut.empty() && !o.printOnly)
+      renameTemp(tmpOut, out);
+    if (o.mode == Options::Link)
+      objects.push_back(out);
+    if ((o.md || o.mmd) && !writeDeps(o, prefix, in, temps)) {
+      cleanup();
+      return 1;
+    }
   }
   if (o.mode == Options::Link) {
     std::string out = o.output.empty() ? "a.out" : o.output;
@@ -525,17 +1029,23 @@ int runDriver(int argc, const char **argv) {
     }
     cmd.insert(cmd.end(), o.linkFlags.begin(), o.linkFlags.end());
     cmd.push_back("-lm");
-    std::string tmpOut = out + ".mpiad-tmp";
-    removeOnSignal(tmpOut);
+    std::string tmpOut = specialFile(out) ? "" : out + ".mpiad-tmp";
     cmd.push_back("-o");
-    cmd.push_back(tmpOut);
-    int rc = run(cmd);
+    if (tmpOut.empty()) {
+      cmd.push_back(out);
+    } else {
+      removeOnSignal(tmpOut);
+      cmd.push_back(tmpOut);
+    }
+    int rc = run(o, cmd);
     cleanup();
     if (rc != 0) {
-      removeTemp(tmpOut);
+      if (!tmpOut.empty())
+        removeTemp(tmpOut);
       return fail("linking '" + out + "' failed");
     }
-    renameTemp(tmpOut, out);
+    if (!o.printOnly && !tmpOut.empty())
+      renameTemp(tmpOut, out);
   } else {
     cleanup();
   }

@@ -6,12 +6,14 @@
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Rewrite/Core/Rewriter.h"
 #include <algorithm>
+#include <cctype>
 #include <sys/stat.h>
 
 using namespace clang;
@@ -19,6 +21,19 @@ using namespace clang;
 namespace mpiad {
 
 namespace {
+
+/// Marker lines in EmitResult::marked, replaced by renderSource(): the next
+/// line is the user's line N ("...user N"), or one mpiad-cc wrote ("...gen").
+/// A line of C source cannot begin with the control character.
+const char kMarkUser[] = "\x01mpiad-line-user ";
+const char kMarkGen[] = "\x01mpiad-line-gen\n";
+
+std::string markUser(unsigned line) {
+  return kMarkUser + std::to_string(line) + "\n";
+}
+
+const char kIncludes[] =
+    "#include \"mpiad.h\"\n#include <stdlib.h>\n#include <string.h>\n";
 
 /// Is `gen` free for the function generated for `pr`?  Not main, nor a name
 /// the C library, MPI or mpiad's runtime owns, nor one defined in the
@@ -79,12 +94,71 @@ struct ImplicitCalls : RecursiveASTVisitor<ImplicitCalls> {
   }
 };
 
+/// The calls, in the main file, of functions declared implicitly whose
+/// names are in `names`.
+struct CallsOf : RecursiveASTVisitor<CallsOf> {
+  const std::set<std::string> &names;
+  std::vector<const CallExpr *> calls;
+  explicit CallsOf(const std::set<std::string> &names) : names(names) {}
+  bool VisitCallExpr(CallExpr *c) {
+    const FunctionDecl *fd = c->getDirectCallee();
+    if (fd && fd->isImplicit() && fd->getIdentifier() &&
+        names.count(fd->getNameAsString()))
+      calls.push_back(c);
+    return true;
+  }
+};
+
+/// Whether the value of `e` is used: it is not a statement of its own (in a
+/// block, a branch, a loop's init or increment), nor cast to void, nor the
+/// left operand of a comma.
+bool valueUsed(ASTContext &ctx, const clang::Expr *e) {
+  const clang::Stmt *cur = e;
+  for (;;) {
+    auto parents = ctx.getParents(*cur);
+    if (parents.empty())
+      return false;
+    if (const auto *p = parents[0].get<clang::Expr>()) {
+      if (isa<ParenExpr>(p) || isa<ImplicitCastExpr>(p)) {
+        cur = p;
+        continue;
+      }
+      if (const auto *c = dyn_cast<CastExpr>(p))
+        return !c->getType()->isVoidType();
+      if (const auto *b = dyn_cast<BinaryOperator>(p))
+        if (b->getOpcode() == BO_Comma) {
+          if (b->getLHS() == cur)
+            return false;
+          cur = p; // the comma's value is the call's
+          continue;
+        }
+      return true;
+    }
+    if (const auto *s = parents[0].get<clang::Stmt>()) {
+      if (const auto *f = dyn_cast<ForStmt>(s))
+        return f->getCond() == cur;
+      if (const auto *i = dyn_cast<IfStmt>(s))
+        return i->getCond() == cur;
+      if (const auto *w = dyn_cast<WhileStmt>(s))
+        return w->getCond() == cur;
+      if (const auto *d = dyn_cast<DoStmt>(s))
+        return d->getCond() == cur;
+      if (const auto *sw = dyn_cast<SwitchStmt>(s))
+        return sw->getCond() == cur;
+      return !(isa<CompoundStmt>(s) || isa<LabelStmt>(s) ||
+               isa<SwitchCase>(s));
+    }
+    return true; // an initializer
+  }
+}
+
 class Consumer : public ASTConsumer {
 public:
   Consumer(CompilerInstance &ci, std::vector<PragmaRecord> &pragmas,
-           const RuleSet &rules, EmitResult &result, bool &ok, bool cuda)
+           const RuleSet &rules, EmitResult &result, bool &ok,
+           const EmitOptions &options)
       : ci(ci), pragmas(pragmas), rules(rules), result(result), ok(ok),
-        cuda(cuda) {}
+        cuda(options.cuda), options(options) {}
 
   void HandleTranslationUnit(ASTContext &ctx) override {
     DiagnosticsEngine &de = ci.getDiagnostics();
@@ -94,6 +168,15 @@ public:
     }
     SourceManager &SM = ctx.getSourceManager();
     Diag diag(de);
+    diag.setPolicy(options.warnings);
+    for (const PragmaRecord &pr : pragmas)
+      if (SM.isInMainFile(pr.loc))
+        result.pragmas++;
+    // The user's line number of a location (the parsed text's `#line`
+    // directives, see addPreamble, keep the user's numbers).
+    auto userLine = [&](SourceLocation loc) {
+      return SM.getPresumedLoc(SM.getExpansionLoc(loc)).getLine();
+    };
     Frontend fe(ctx, rules, diag, pragmas);
 
     // Top-level declarations of the main file, in order.
@@ -165,10 +248,12 @@ public:
     Module module(fe, rules, diag, names, defined);
     module.cuda = cuda;
     std::set<const FunctionDecl *> marked;
+    std::set<std::string> voidGenerated; // generated functions returning void
     std::string header;
     // Each generated text and its marked function, in the order of the
     // output, to find their lines once the file is assembled.
-    std::vector<std::pair<std::string, GeneratedRegion>> pieces;
+    std::vector<std::pair<std::string, GeneratedRegion>> &pieces =
+        result.pieces;
     auto piece = [&](const std::string &text, const FunctionDecl *fd) {
       GeneratedRegion g;
       g.function = fd->getNameAsString();
@@ -237,15 +322,43 @@ public:
       if (!(pr.ann.reverse ? module.generate(fd, pr.ann, g)
                            : module.generateForward(fd, pr.ann, g)))
         continue;
-      rw.InsertTextAfterToken(fd->getEndLoc(), "\n" + g.text);
+      // The marker lines: the generated text is mpiad-cc's, what follows
+      // is the rest of the user's line that ends the function.
+      std::string text = g.text;
+      if (text.empty() || text.back() != '\n')
+        text += "\n";
+      rw.InsertTextAfterToken(fd->getEndLoc(),
+                              "\n" + std::string(kMarkGen) + text +
+                                  markUser(userLine(fd->getEndLoc())));
       piece(g.text, fd);
       header += g.prototype + "\n";
       result.functions++;
+      if (g.prototype.rfind("void ", 0) == 0)
+        voidGenerated.insert(
+            pr.ann.name.empty()
+                ? fd->getNameAsString() + (pr.ann.reverse ? "_b" : "_d")
+                : pr.ann.name);
+    }
+    // The parse saw calls of the generated functions as calls of implicit
+    // `int f()`: one that uses the value of a generated function that returns
+    // nothing is the C compiler's error, said here.
+    if (!voidGenerated.empty()) {
+      CallsOf calls(voidGenerated);
+      for (Decl *d : decls)
+        calls.TraverseDecl(d);
+      for (const CallExpr *c : calls.calls)
+        if (valueUsed(ctx, c))
+          diag.error(c->getExprLoc(),
+                     "the value of a call to '" +
+                         c->getDirectCallee()->getNameAsString() +
+                         "' is used, but the generated function returns "
+                         "void");
     }
     for (const PragmaRecord &pr : pragmas)
       if (pr.kind == PragmaRecord::Checkpoint && SM.isInMainFile(pr.loc) &&
           !fe.checkpointUsed(pr.loc))
-        diag.warning(pr.startLoc, "'#pragma mpiad checkpoint' has no effect: "
+        diag.warning(pr.startLoc, "unused-checkpoint",
+                     "'#pragma mpiad checkpoint' has no effect: "
                                   "it is not inside a function that is "
                                   "differentiated");
     if (cuda && !marked.empty())
@@ -264,7 +377,12 @@ public:
       return;
     }
     FileID main = SM.getMainFileID();
+    SourceLocation preambleLoc =
+        SM.getComposedLoc(main, (unsigned)options.preamble.offset);
     if (cuda && !marked.empty()) {
+      rw.RemoveText(SM.getLocForStartOfFile(main),
+                    (unsigned)options.preamble.headLength);
+      rw.RemoveText(preambleLoc, (unsigned)options.preamble.length);
       rw.InsertTextBefore(SM.getLocForStartOfFile(main),
                           "/* Generated by mpiad-cc --target=cuda: the marked "
                           "functions of the original source\n   for NVIDIA "
@@ -274,38 +392,23 @@ public:
                           "launches them. */\n#include \"mpiad_gpu.h\"\n"
                           "#include <stdlib.h>\n#include <string.h>\n");
       const RewriteBuffer *rb = rw.getRewriteBufferFor(main);
-      result.source = std::string(rb->begin(), rb->end());
+      result.marked = std::string(rb->begin(), rb->end());
       result.header = header;
       result.cuda = true;
-      locate(pieces);
       return;
     }
-    rw.InsertTextBefore(SM.getLocForStartOfFile(main),
-                        "/* Generated by mpiad-cc: the original source with "
-                        "the adjoint of each marked function after it. */\n"
-                        "#include \"mpiad.h\"\n#include <stdlib.h>\n#include <string.h>\n");
+    // The comment, then the user's first line; mpiad's includes where the
+    // preamble is in the parsed text.
+    std::string top = "/* Generated by mpiad-cc: the original source with "
+                      "the adjoint of each marked function after it. */\n";
+    std::string includes = std::string(kMarkGen) + kIncludes +
+                           markUser(options.preamble.line);
+    rw.ReplaceText(SM.getLocForStartOfFile(main),
+                   (unsigned)options.preamble.headLength, top + markUser(1));
+    rw.ReplaceText(preambleLoc, (unsigned)options.preamble.length, includes);
     const RewriteBuffer *rb = rw.getRewriteBufferFor(main);
-    result.source = rb ? std::string(rb->begin(), rb->end())
-                       : SM.getBufferData(main).str();
+    result.marked = std::string(rb->begin(), rb->end());
     result.header = header;
-    locate(pieces);
-  }
-
-  /// Fills result.regions: each generated text's lines in result.source.
-  /// Each text holds its generated function's name, so it occurs once; one
-  /// not found verbatim is skipped rather than guessed.
-  void
-  locate(const std::vector<std::pair<std::string, GeneratedRegion>> &pieces) {
-    const std::string &src = result.source;
-    for (const auto &[text, region] : pieces) {
-      size_t at = text.empty() ? std::string::npos : src.find(text);
-      if (at == std::string::npos)
-        continue;
-      GeneratedRegion g = region;
-      g.first = 1 + (unsigned)std::count(src.begin(), src.begin() + at, '\n');
-      g.last = g.first + (unsigned)std::count(text.begin(), text.end(), '\n');
-      result.regions.push_back(g);
-    }
   }
 
 private:
@@ -315,12 +418,14 @@ private:
   EmitResult &result;
   bool &ok;
   bool cuda;
+  const EmitOptions &options;
 };
 
 class Action : public ASTFrontendAction {
 public:
-  Action(const RuleSet &rules, EmitResult &result, bool &ok, bool cuda)
-      : rules(rules), result(result), ok(ok), cuda(cuda) {}
+  Action(const RuleSet &rules, EmitResult &result, bool &ok,
+         const EmitOptions &options)
+      : rules(rules), result(result), ok(ok), options(options) {}
 
   bool BeginSourceFileAction(CompilerInstance &ci) override {
     ci.getPreprocessor().AddPragmaHandler(new MpiadPragmaHandler(pragmas));
@@ -328,22 +433,23 @@ public:
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &ci,
                                                  StringRef) override {
-    return std::make_unique<Consumer>(ci, pragmas, rules, result, ok, cuda);
+    return std::make_unique<Consumer>(ci, pragmas, rules, result, ok,
+                                      options);
   }
 
 private:
   const RuleSet &rules;
   EmitResult &result;
   bool &ok;
-  bool cuda;
+  const EmitOptions &options;
   std::vector<PragmaRecord> pragmas;
 };
 
 class Factory : public tooling::FrontendActionFactory {
 public:
   Factory(const std::vector<std::string> &files, EmitResult &result, bool &ok,
-          bool cuda)
-      : result(result), ok(ok), cuda(cuda) {
+          const EmitOptions &options)
+      : result(result), ok(ok), options(options) {
     for (const std::string &f : files) {
       struct stat st;
       bool isDir = stat(f.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -352,22 +458,168 @@ public:
     }
   }
   std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<Action>(rules, result, ok, cuda);
+    return std::make_unique<Action>(rules, result, ok, options);
   }
 
 private:
   RuleSet rules;
   EmitResult &result;
   bool &ok;
-  bool cuda;
+  EmitOptions options;
 };
 
 } // namespace
 
 std::unique_ptr<tooling::FrontendActionFactory>
 makeEmitFactory(const std::vector<std::string> &ruleFiles, EmitResult &result,
-                bool &ok, bool cuda) {
-  return std::make_unique<Factory>(ruleFiles, result, ok, cuda);
+                bool &ok, const EmitOptions &options) {
+  return std::make_unique<Factory>(ruleFiles, result, ok, options);
+}
+
+/// `name` as a C string literal.
+static std::string quoted(const std::string &name) {
+  std::string q = "\"";
+  for (char c : name) {
+    if (c == '"' || c == '\\')
+      q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+
+std::string addPreamble(llvm::StringRef text, const std::string &name,
+                        Preamble &where) {
+  // Scan logical lines (backslash-newline joins physical ones) while they
+  // are blank, comments, #define / #undef / null directives, or
+  // conditionals around such lines; `safe` is the end of the last such line
+  // outside any conditional and comment.
+  size_t safe = 0, pos = 0;
+  int depth = 0;
+  bool inComment = false;
+  while (pos < text.size()) {
+    size_t end = pos;
+    for (;;) {
+      size_t nl = text.find('\n', end);
+      if (nl == llvm::StringRef::npos) {
+        end = text.size();
+        break;
+      }
+      size_t k = nl;
+      if (k > end && text[k - 1] == '\r')
+        --k;
+      end = nl + 1;
+      if (k == 0 || text[k - 1] != '\\')
+        break;
+    }
+    llvm::StringRef line = text.slice(pos, end);
+    std::string code; // the line without its comments
+    for (size_t i = 0; i < line.size();) {
+      if (inComment) {
+        size_t c = line.find("*/", i);
+        if (c == llvm::StringRef::npos) {
+          i = line.size();
+        } else {
+          inComment = false;
+          i = c + 2;
+          code += ' ';
+        }
+        continue;
+      }
+      llvm::StringRef rest = line.substr(i);
+      if (rest.starts_with("/*")) {
+        inComment = true;
+        i += 2;
+        continue;
+      }
+      if (rest.starts_with("//"))
+        break;
+      if (line[i] == '"' || line[i] == '\'') {
+        code += rest.str(); // a literal: the line is code or a directive
+        break;
+      }
+      code += line[i++];
+    }
+    llvm::StringRef c = llvm::StringRef(code).trim();
+    bool keep = true;
+    if (!c.empty()) {
+      if (!c.starts_with("#")) {
+        keep = false;
+      } else {
+        llvm::StringRef d = c.drop_front().ltrim();
+        llvm::StringRef name = d.take_while(
+            [](char ch) { return std::isalpha((unsigned char)ch) || ch == '_'; });
+        if (name == "if" || name == "ifdef" || name == "ifndef")
+          ++depth;
+        else if (name == "endif")
+          keep = --depth >= 0;
+        else if (!(name.empty() || name == "define" || name == "undef" ||
+                   name == "else" || name == "elif" || name == "elifdef" ||
+                   name == "elifndef"))
+          keep = false; // #include, #pragma, #line, #error, ...
+      }
+    }
+    if (!keep)
+      break;
+    pos = end;
+    if (depth == 0 && !inComment && text[end - 1] == '\n')
+      safe = pos;
+  }
+  std::string head = "#line 1 " + quoted(name) + "\n";
+  where.headLength = head.size();
+  where.offset = head.size() + safe;
+  where.line = 1 + (unsigned)std::count(text.begin(), text.begin() + safe, '\n');
+  std::string pre =
+      std::string(kIncludes) + "#line " + std::to_string(where.line) + "\n";
+  where.length = pre.size();
+  return head + text.substr(0, safe).str() + pre + text.substr(safe).str();
+}
+
+std::string renderSource(EmitResult &r, bool lineDirectives,
+                         const std::string &userFile,
+                         const std::string &genFile) {
+  std::string out;
+  out.reserve(r.marked.size() + 1024);
+  unsigned lines = 0; // lines of `out` so far
+  const std::string &m = r.marked;
+  const size_t userLen = sizeof(kMarkUser) - 1;
+  for (size_t b = 0; b < m.size();) {
+    size_t e = m.find('\n', b);
+    e = e == std::string::npos ? m.size() : e + 1;
+    llvm::StringRef line(m.data() + b, e - b);
+    b = e;
+    if (line.starts_with(kMarkGen)) {
+      if (lineDirectives) {
+        ++lines; // this directive; the next line is lines + 1
+        out += "#line " + std::to_string(lines + 1) + " " + quoted(genFile) +
+               "\n";
+      }
+      continue;
+    }
+    if (line.starts_with(llvm::StringRef(kMarkUser, userLen))) {
+      if (lineDirectives) {
+        ++lines;
+        out += "#line " + line.drop_front(userLen).trim().str() + " " +
+               quoted(userFile) + "\n";
+      }
+      continue;
+    }
+    out += line.str();
+    if (line.ends_with("\n"))
+      ++lines;
+  }
+  // Each generated text holds its generated function's name, so it occurs
+  // once; one not found verbatim is skipped rather than guessed.
+  r.regions.clear();
+  for (const auto &[text, region] : r.pieces) {
+    size_t at = text.empty() ? std::string::npos : out.find(text);
+    if (at == std::string::npos)
+      continue;
+    GeneratedRegion g = region;
+    g.first = 1 + (unsigned)std::count(out.begin(), out.begin() + at, '\n');
+    g.last = g.first + (unsigned)std::count(text.begin(), text.end(), '\n');
+    r.regions.push_back(g);
+  }
+  return out;
 }
 
 } // namespace mpiad

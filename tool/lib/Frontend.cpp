@@ -21,11 +21,18 @@ void Diag::error(SourceLocation loc, const std::string &msg) {
   diags_.Report(loc, diags_.getCustomDiagID(DiagnosticsEngine::Error, "%0"))
       << msg;
 }
-void Diag::warning(SourceLocation loc, const std::string &msg) {
-  if (quiet_)
+void Diag::warning(SourceLocation loc, const std::string &name,
+                   const std::string &msg) {
+  if (quiet_ || policy_.none || policy_.disabled.count(name))
     return;
+  bool asError = policy_.errors.count(name) ||
+                 (policy_.error && !policy_.noErrors.count(name));
+  if (asError) {
+    error(loc, msg + " [-Werror,-Wmpiad-" + name + "]");
+    return;
+  }
   diags_.Report(loc, diags_.getCustomDiagID(DiagnosticsEngine::Warning, "%0"))
-      << msg;
+      << msg + " [-Wmpiad-" + name + "]";
 }
 void Diag::note(SourceLocation loc, const std::string &msg) {
   if (quiet_)

@@ -23,13 +23,28 @@ namespace mpiad {
 /// terms still works, so this leaves a wide margin.
 constexpr unsigned kMaxExprDepth = 100000;
 
+/// What the compiler switches say about mpiad's own warnings: `-w` silences
+/// them, `-Werror` makes them errors, `-Wno-mpiad-NAME` silences one,
+/// `-Werror=mpiad-NAME` makes one an error (docs/errors.md lists the names).
+struct WarningPolicy {
+  bool none = false;  // -w
+  bool error = false; // -Werror (undone by -Wno-error)
+  std::set<std::string> disabled;  // -Wno-mpiad-NAME
+  std::set<std::string> errors;    // -Werror=mpiad-NAME
+  std::set<std::string> noErrors;  // -Wno-error=mpiad-NAME
+};
+
 /// Reports errors and warnings through Clang's DiagnosticsEngine, so they
-/// carry file:line:col and follow -W / -fcolor settings.
+/// carry file:line:col and follow -fcolor settings.  Clang cannot map custom
+/// diagnostics, so mpiad's warnings follow the WarningPolicy here.
 class Diag {
 public:
   explicit Diag(clang::DiagnosticsEngine &d) : diags_(d) {}
+  void setPolicy(const WarningPolicy &p) { policy_ = p; }
   void error(clang::SourceLocation loc, const std::string &msg);
-  void warning(clang::SourceLocation loc, const std::string &msg);
+  /// A warning named `name` (printed as [-Wmpiad-NAME]).
+  void warning(clang::SourceLocation loc, const std::string &name,
+               const std::string &msg);
   void note(clang::SourceLocation loc, const std::string &msg);
   bool hasErrors() const { return errors_ > 0; }
 
@@ -70,6 +85,7 @@ public:
 
 private:
   clang::DiagnosticsEngine &diags_;
+  WarningPolicy policy_;
   int errors_ = 0;
   bool quiet_ = false;
 };

@@ -2643,7 +2643,8 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
       continue;
     ExprP len = G.arrayLength(p);
     if (!len) {
-      diag_.warning(p->loc, "after " + R.outName + " returns, output '" +
+      diag_.warning(p->loc, "restored-output",
+                    "after " + R.outName + " returns, output '" +
                                 p->userName +
                                 "' holds its values from before the call (the "
                                 "adjoint restores them and its length cannot "

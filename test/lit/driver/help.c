@@ -6,11 +6,21 @@
 
 // CHECK: {{^}}usage: mpiad-cc [options] file.c ...
 // CHECK: {{^}}  -c {{.*}}differentiate and compile each file: -o file.o
+// CHECK: {{^}}  -S {{.*}}assembly
+// CHECK: {{^}}  -E {{.*}}preprocessed
+// CHECK: {{^}}  -fsyntax-only
+// CHECK: {{^}}  -M, -MM
 // CHECK: {{^}}  --emit-source {{.*}}write the generated C
 // CHECK: {{^}}  --emit-header {{.*}}write prototypes of the generated functions
+// CHECK: {{^}}  --showme
 // CHECK: {{^}}  -o FILE {{.*}}output file
 // CHECK: {{^}}  --rules FILE|DIR
 // CHECK: {{^}}  -p DIR {{.*}}compile_commands.json
+// CHECK: -MD -MMD -MF -MT -MQ -MP
+// CHECK: -Wno-mpiad-NAME
+// CHECK: -save-temps
+// CHECK: -v, -###
+// CHECK: @FILE
 // CHECK: MPIAD_CC
 
 // NOINPUT: mpiad-cc: error: no input files (try --help)

@@ -15,6 +15,9 @@
 // I64-NOT: garbage
 // ARRAY: mpiad: tape underflow (f64 stack)
 // ARRAY-NOT: garbage
+// (No '#pragma mpiad' here: mpiad-cc compiles the file as given, so it
+// includes the runtime's header itself.)
+#include "mpiad.h"
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>

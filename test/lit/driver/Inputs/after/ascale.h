@@ -1,0 +1,1 @@
+#define AFTER_SCALE 5.0

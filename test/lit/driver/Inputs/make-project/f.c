@@ -1,0 +1,4 @@
+#include "k.h"
+
+#pragma mpiad differentiate wrt(x)
+double f(double x) { return K * x * x; }

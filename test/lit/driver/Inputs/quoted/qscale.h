@@ -1,0 +1,1 @@
+#define QUOTED_SCALE 3.0
