@@ -2125,7 +2125,7 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
   for (const auto &o : ann.outputs)
     hasReturn |= o.first == "return";
   if (!ann.outputs.empty() && !hasReturn && F.ret.isFloatingScalar())
-    diag_.warning(ann.outputs.front().second,
+    diag_.warning(ann.outputs.front().second, "unused-return",
                   "the return value of '" + F.name +
                       "' is not an output: output(...) does not list "
                       "'return', so the adjoint takes no seed for it; write "
