@@ -599,13 +599,10 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
         if (!len)
           return false;
         Var *t = G.tangent(p);
-        prologue.push_back(mkAssign(
-            mkVar(t), "=",
-            mkCall("mpiad_alloc_zeroed",
-                   {len, mkOpaque("sizeof(" + p->type.elemName() + ")"),
-                    mkOpaque("\"" + R.outName + "\""),
-                    mkOpaque("\"" + p->userName + "\""), mkOpaque(mainComm(F))},
-                   Scalar::Void, 1)));
+        prologue.push_back(mkAssign(mkVar(t), "=",
+                                    zeroedAlloc(len, p->type.elemName(),
+                                                R.outName, p->userName,
+                                                mainComm(F))));
         epilogue.push_back(mkExprStmt(mkCall("free", {mkVar(t)}, Scalar::Void)));
       }
       continue;

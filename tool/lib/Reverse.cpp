@@ -2051,6 +2051,22 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   return !gen->failed && !diag.hasErrors();
 }
 
+/// A zeroed allocation of `len` elements of type `elem` for the generated
+/// function `fn`: mpiad_alloc_zeroed, which names `fn` and `var` if the
+/// memory runs out (plain calloc on the CUDA target, whose lowering turns
+/// it into a device allocation).
+ExprP Module::zeroedAlloc(const ExprP &len, const std::string &elem,
+                          const std::string &fn, const std::string &var,
+                          const std::string &comm) {
+  ExprP size = mkOpaque("sizeof(" + elem + ")");
+  if (cuda)
+    return mkCall("calloc", {len, size}, Scalar::Void, 1);
+  return mkCall("mpiad_alloc_zeroed",
+                {len, size, mkOpaque("\"" + fn + "\""),
+                 mkOpaque("\"" + var + "\""), mkOpaque(comm)},
+                Scalar::Void, 1);
+}
+
 /// The length of scratch array `p`: scratch(p[LEN]) as written, else
 /// inferred from its uses (Length.cpp); null after an error.
 ExprP Module::scratchLength(Function &F, const Annotation &ann, Var *p) {
@@ -2081,6 +2097,25 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
         return p;
     return nullptr;
   };
+  // A parameter named in output(...) or scratch(...): a non-const pointer
+  // to float/double, else an error at its name (and null).
+  auto pointerParam =
+      [&](const std::pair<std::string, clang::SourceLocation> &n,
+          const std::string &clause) -> Var * {
+    Var *p = param(n.first);
+    if (!p) {
+      diag_.error(n.second, "'" + n.first + "' in " + clause +
+                                "(...) is not a parameter of '" + F.name + "'");
+      return nullptr;
+    }
+    if (!p->type.isFloatingElem() || p->type.ptrDepth != 1 || p->type.isConst) {
+      diag_.error(n.second, clause + " parameter '" + n.first +
+                                "' must be a non-const pointer to "
+                                "float/double");
+      return nullptr;
+    }
+    return p;
+  };
   bool ok = true;
   for (const auto &w : ann.wrt) {
     Var *p = param(w.first);
@@ -2104,19 +2139,8 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       }
       continue;
     }
-    Var *p = param(o.first);
-    if (!p) {
-      diag_.error(o.second, "'" + o.first +
-                                "' in output(...) is not a parameter of '" +
-                                F.name + "'");
+    if (!pointerParam(o, "output"))
       ok = false;
-    } else if (!p->type.isFloatingElem() || p->type.ptrDepth != 1 ||
-               p->type.isConst) {
-      diag_.error(o.second, "output parameter '" + o.first +
-                                "' must be a non-const pointer to "
-                                "float/double");
-      ok = false;
-    }
   }
   // A floating return value that output(...) leaves out is not differentiated:
   // with output(u) alone, F_b takes no seed for it.  Almost always the user
@@ -2171,17 +2195,8 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
     }
   }
   for (const auto &sc : ann.scratch) {
-    Var *p = param(sc.first);
+    Var *p = pointerParam(sc, "scratch");
     if (!p) {
-      diag_.error(sc.second, "'" + sc.first +
-                                 "' in scratch(...) is not a parameter of '" +
-                                 F.name + "'");
-      ok = false;
-    } else if (!p->type.isFloatingElem() || p->type.ptrDepth != 1 ||
-               p->type.isConst) {
-      diag_.error(sc.second, "scratch parameter '" + sc.first +
-                                 "' must be a non-const pointer to "
-                                 "float/double");
       ok = false;
     } else if (named(ann.wrt, sc.first) || named(ann.outputs, sc.first)) {
       diag_.error(sc.second, "'" + sc.first +
@@ -2471,17 +2486,8 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
         if (!len)
           return false;
         Var *sh = G.shadow(p);
-        std::string elem = sh->type.base;
-        ExprP alloc =
-            cuda ? mkCall("calloc", {len, mkOpaque("sizeof(" + elem + ")")},
-                          Scalar::Void, 1)
-                 : mkCall("mpiad_alloc_zeroed",
-                          {len, mkOpaque("sizeof(" + elem + ")"),
-                           mkOpaque("\"" + R.outName + "\""),
-                           mkOpaque("\"" + p->userName + "\""),
-                           mkOpaque(comm)},
-                          Scalar::Void, 1);
-        prologue.push_back(mkDecl(sh, alloc));
+        prologue.push_back(mkDecl(
+            sh, zeroedAlloc(len, sh->type.base, R.outName, p->userName, comm)));
         epilogue.push_back(mkExprStmt(mkCall("free", {mkVar(sh)}, Scalar::Void)));
       }
       continue;
@@ -2553,16 +2559,8 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
       }
       Var *part = G.shadow(p);
       part->type.base = st.base;
-      ExprP alloc =
-          cuda ? mkCall("calloc",
-                        {len, mkOpaque("sizeof(" + part->type.base + ")")},
-                        Scalar::Void, 1)
-               : mkCall("mpiad_alloc_zeroed",
-                        {len, mkOpaque("sizeof(" + part->type.base + ")"),
-                         mkOpaque("\"" + R.outName + "\""),
-                         mkOpaque("\"" + p->userName + "\""), mkOpaque(comm)},
-                        Scalar::Void, 1);
-      prologue.push_back(mkDecl(part, alloc));
+      prologue.push_back(mkDecl(
+          part, zeroedAlloc(len, part->type.base, R.outName, p->userName, comm)));
       partials.push_back({part, sig, len});
     }
   }

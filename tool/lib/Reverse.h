@@ -55,6 +55,9 @@ public:
   /// Checks the pragma's clauses against the function; false on error.
   bool checkClauses(Function &F, const Annotation &ann);
   ExprP scratchLength(Function &F, const Annotation &ann, Var *p);
+  ExprP zeroedAlloc(const ExprP &len, const std::string &elem,
+                    const std::string &fn, const std::string &var,
+                    const std::string &comm);
   /// Gives every variable of F a unique printed name.
   void nameVariables(Function &F);
   /// Key of one specialisation of a callee: name and activity pattern.
