@@ -398,6 +398,61 @@ bool knownToClang(const std::vector<std::string> &flags) {
   return ok;
 }
 
+/// The preprocessor and language flags of `file`'s entry in the compilation
+/// database of -p DIR (-I, -isystem, -iquote, -idirafter, -include, -D, -U,
+/// -std=), with relative paths made absolute against the entry's directory:
+/// the compile step needs what the parse saw.
+std::vector<std::string> databaseFlags(const Options &o,
+                                       const std::string &file) {
+  std::vector<std::string> out;
+  if (o.compDbDir.empty())
+    return out;
+  std::string e;
+  auto db = clang::tooling::CompilationDatabase::loadFromDirectory(o.compDbDir, e);
+  if (!db)
+    return out;
+  llvm::SmallString<256> abs(file);
+  llvm::sys::fs::make_absolute(abs);
+  std::vector<clang::tooling::CompileCommand> cmds =
+      db->getCompileCommands(abs);
+  if (cmds.empty())
+    return out;
+  const clang::tooling::CompileCommand &c = cmds.front();
+  auto absolute = [&](const std::string &p) {
+    if (llvm::sys::path::is_absolute(p))
+      return p;
+    llvm::SmallString<256> q(c.Directory);
+    llvm::sys::path::append(q, p);
+    return std::string(q);
+  };
+  const std::vector<std::string> &a = c.CommandLine;
+  const char *pathFlags[] = {"-I", "-isystem", "-iquote", "-idirafter",
+                             "-include"};
+  for (size_t i = 1; i < a.size(); ++i) {
+    const std::string &s = a[i];
+    bool done = false;
+    for (const char *f : pathFlags)
+      if (s == f && i + 1 < a.size()) {
+        out.push_back(f);
+        out.push_back(absolute(a[++i]));
+        done = true;
+        break;
+      }
+    if (done)
+      continue;
+    if ((s == "-D" || s == "-U") && i + 1 < a.size()) {
+      out.push_back(s);
+      out.push_back(a[++i]);
+    } else if (s.rfind("-I", 0) == 0) {
+      out.push_back("-I" + absolute(s.substr(2)));
+    } else if (s.rfind("-D", 0) == 0 || s.rfind("-U", 0) == 0 ||
+               s.rfind("-std=", 0) == 0) {
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
 /// Differentiates one file; fills `result`.  The parser reads the user's
 /// text with mpiad's includes where the generated file has them
 /// (addPreamble), so it sees what the compiler will.
@@ -558,6 +613,8 @@ bool writeDeps(const Options &o, const std::string &prefix, const Input &in,
   }
   std::vector<std::string> cmd = compilerCommand();
   cmd.insert(cmd.end(), o.compileFlags.begin(), o.compileFlags.end());
+  for (const std::string &f : databaseFlags(o, in.path))
+    cmd.push_back(f);
   cmd.push_back("-I" + prefix + "/include");
   cmd.push_back("-E");
   cmd.push_back(o.mmd ? "-MMD" : "-MD");
@@ -917,6 +974,9 @@ int runDriver(int argc, const char **argv) {
         if (f.rfind("-O", 0) == 0 || f == "-g" || f.rfind("-D", 0) == 0 ||
             f.rfind("-I", 0) == 0 || f.rfind("-U", 0) == 0)
           cmd.push_back(f);
+      for (const std::string &f : databaseFlags(o, in.path))
+        if (f.rfind("-std=", 0) != 0) // nvcc compiles CUDA C++ (-std=c++17)
+          cmd.push_back(f);
       usedCuda = true;
     } else {
       // The generated file is elsewhere: "..." includes are looked for in
@@ -926,6 +986,8 @@ int runDriver(int argc, const char **argv) {
         cmd.push_back(std::string(srcDir));
       }
       cmd.insert(cmd.end(), o.compileFlags.begin(), o.compileFlags.end());
+      for (const std::string &f : databaseFlags(o, in.path))
+        cmd.push_back(f);
       if (o.cuda) // host code may call the CUDA runtime (mpiad_gpu.h)
         cmd.push_back("-I" + cudaHome() + "/include");
     }

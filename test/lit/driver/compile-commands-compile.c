@@ -1,13 +1,10 @@
-// -p DIR with -c: the compile step should use the flags of this file's entry in
-// DIR/compile_commands.json, as the parse does (compile-commands.c). It does not
-// yet: the driver hands the database's flags to the parser only, so mpicc does
-// not find Inputs/scale.h (-I from the database) in the generated file. Known
-// bug, expected to fail until tool/lib/Driver.cpp passes them on; then remove
-// the XFAIL line.
-// XFAIL: *
+// -p DIR with -c: the compile step uses the flags of this file's entry in
+// DIR/compile_commands.json, as the parse does (compile-commands.c): mpicc
+// finds Inputs/scale.h (-I from the database, relative to its "directory")
+// and compiles the CUBE branch (-D from the database).
 //
 // RUN: rm -rf %t.dir && mkdir -p %t.dir
-// RUN: echo '[{"directory": "%S", "file": "%s", "arguments": ["cc", "-I%S/Inputs", "-DCUBE", "-c", "%s"]}]' > %t.dir/compile_commands.json
+// RUN: echo '[{"directory": "%S", "file": "%s", "arguments": ["cc", "-IInputs", "-DCUBE", "-c", "%s"]}]' > %t.dir/compile_commands.json
 // RUN: %mpiad-cc -p %t.dir -c %s -o %t.o
 // RUN: nm %t.o | FileCheck %s
 // CHECK: T f_b
