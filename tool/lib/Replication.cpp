@@ -46,6 +46,76 @@ private:
   const Frontend &fe;
   std::string main;
 
+  // The reference communicator, by identity: the parameter mainComm names,
+  // and locals that are assigned only a copy of it (`MPI_Comm c = comm;`, an
+  // inlined helper's communicator parameter).  Names are not enough: an
+  // inlined helper may have a local of the same name that holds a
+  // sub-communicator.
+  std::map<const Var *, ExprP> copyOf; // local -> its only assigned value
+  std::set<const Var *> disqualified;  // written otherwise (or twice)
+
+  void findCommCopies() {
+    std::map<const Var *, int> writes;
+    walk(f.body, [&](Stmt &s, const WalkCtx &) {
+      if (s.kind == Stmt::Assign && s.lhs && s.lhs->kind == Expr::VarRef) {
+        const Var *v = s.lhs->var;
+        if (++writes[v] == 1 && s.op == "=")
+          copyOf[v] = s.rhs;
+        else
+          disqualified.insert(v);
+      } else if (s.kind == Stmt::Decl && s.rhs) {
+        if (++writes[s.var] == 1)
+          copyOf[s.var] = s.rhs;
+        else
+          disqualified.insert(s.var);
+      } else if (s.kind == Stmt::Comm) {
+        for (size_t i = 0; i < s.comm.args.size(); ++i)
+          if (s.comm.rule->args[i].write)
+            if (Var *b = baseVar(s.comm.args[i]))
+              disqualified.insert(b);
+      }
+      // Any address taken (`&c` to a call) may write it.
+      auto addr = [&](const ExprP &e) {
+        if (e)
+          visitExpr(e, [&](const Expr &x) {
+            if (x.kind == Expr::AddrOf && x.ops[0]->kind == Expr::VarRef)
+              disqualified.insert(x.ops[0]->var);
+          });
+      };
+      addr(s.rhs);
+      addr(s.lhs);
+    });
+  }
+
+  /// Is the communicator expression `a` the reference communicator?
+  bool isReference(const ExprP &a, int depth = 0) const {
+    if (!a || depth > 32)
+      return false;
+    std::set<Var *> vars;
+    collectVars(a, vars);
+    if (vars.empty())
+      return a->text == main; // MPI_COMM_WORLD with no MPI_Comm parameter
+    if (vars.size() != 1)
+      return false;
+    const Var *v = *vars.begin();
+    if (a->kind != Expr::VarRef && a->text != v->userName)
+      return false; // an expression, not the variable itself
+    if (v->kind == Var::Param)
+      return v->name == main && v->type.ptrDepth == 0;
+    if (disqualified.count(v))
+      return false;
+    auto it = copyOf.find(v);
+    return it != copyOf.end() && isReference(it->second, depth + 1);
+  }
+
+  /// Is `s`, a communication call, over the reference communicator?
+  bool overReference(const Stmt &s) const {
+    for (size_t i = 0; i < s.comm.args.size(); ++i)
+      if (s.comm.rule->args[i].role == CommArg::Comm)
+        return isReference(s.comm.args[i]);
+    return true; // no communicator argument (MPI_Wait...): not a collective
+  }
+
   struct Def {
     Var *v = nullptr;
     const Stmt *s = nullptr; // null: value on entry
@@ -259,6 +329,7 @@ private:
 };
 
 std::shared_ptr<ReplicationResult> Replication::run(Diag &) {
+  findCommCopies();
   for (Var *p : f.params)
     entry[p] = scalar(p) ? newDef(p, nullptr) : whole(p);
   State st;
@@ -333,7 +404,7 @@ std::shared_ptr<ReplicationResult> Replication::run(Diag &) {
       for (const Stmt *c : df.control)
         v |= condVarying(c);
       if (df.e.commResult) {
-        v |= std::string(df.e.commResult) == "varying" || df.e.comm != main;
+        v |= std::string(df.e.commResult) == "varying" || !overReference(*df.s);
       } else {
         std::set<Var *> reads = df.e.reads;
         reads.insert(df.e.data.begin(), df.e.data.end());

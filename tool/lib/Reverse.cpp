@@ -1577,10 +1577,15 @@ public:
       return i >= 0 ? args[i] : mkOpaque(n); // constants in the rule
     };
     Block fwd, rev;
+    // The communicator as printed (a renamed variable under its generated
+    // name: an inlined helper's local `comm` is not the caller's).
     std::string commText;
+    ExprP commArg;
     for (size_t i = 0; i < r.args.size(); ++i)
-      if (r.args[i].role == CommArg::Comm)
-        commText = args[i]->text;
+      if (r.args[i].role == CommArg::Comm) {
+        commArg = args[i];
+        commText = printExpr(args[i]);
+      }
     // Deferred release of a communicator created here.
     if (!r.releases.empty()) {
       Var *c = baseVar(arg(r.releases));
@@ -1782,8 +1787,7 @@ public:
           rev.push_back(mkExprStmt(mkCall(
               "MPI_Allreduce",
               {mkOpaque("MPI_IN_PLACE"), sh(bufs[0]), count,
-               mkOpaque(b->type.mpiType()), mkOpaque("MPI_SUM"),
-               mkOpaque(commText)},
+               mkOpaque(b->type.mpiType()), mkOpaque("MPI_SUM"), commArg},
               Scalar::Int)));
         } else if (act.op == "accumulate") {
           ExprP d = bufs[0], src = bufs[1];
