@@ -217,6 +217,9 @@ private:
   bool lowerLoopCond(const clang::Expr *c, ExprP &cond, Block &condPre);
   bool lowerAssignInExpr(const BinaryOperator *bo, Block &into, ExprP &value);
   ExprP mpiHandle(const clang::Expr *a, int depth = 0);
+  bool contiguousType(const clang::Expr *a, ExprP &base, ExprP &blocks);
+  bool unchanged(const VarDecl *vd, const std::set<std::string> &allowedCalls,
+                 const CallExpr **definer);
   Var *newInt(const std::string &prefix, SourceLocation loc);
 
   // What a `break` or `continue` belongs to: a loop, or a switch (lowered to
@@ -1057,6 +1060,8 @@ bool Lowering::lowerComm(const CallExpr *ce, Block &out) {
   s->loc = ce->getExprLoc();
   s->comm.rule = rule;
   s->comm.name = name;
+  std::map<std::string, ExprP> multiplier; // datatype arg -> elements per item
+  std::set<int> scaled;
   for (unsigned i = 0; i < ce->getNumArgs(); ++i) {
     const clang::Expr *a = ce->getArg(i);
     CommArg::Role role = rule->args[i].role;
@@ -1065,6 +1070,14 @@ bool Lowering::lowerComm(const CallExpr *ce, Block &out) {
       // (#define MPI_DTYPE MPI_DOUBLE) and locals assigned once.
       if (ExprP h = mpiHandle(a)) {
         s->comm.args.push_back(h);
+        continue;
+      }
+      // A type made by MPI_Type_contiguous(k, MPI_DOUBLE, &t): the call
+      // moves count * k elements of MPI_DOUBLE.
+      ExprP base, blocks;
+      if (role == CommArg::Datatype && contiguousType(a, base, blocks)) {
+        s->comm.args.push_back(base);
+        multiplier[rule->args[i].name] = blocks;
         continue;
       }
     }
@@ -1085,8 +1098,102 @@ bool Lowering::lowerComm(const CallExpr *ce, Block &out) {
       return false;
     s->comm.args.push_back(x);
   }
+  // The counts that go with a contiguous type count its blocks' elements.
+  for (size_t i = 0; i < rule->args.size(); ++i) {
+    const CommArg &b = rule->args[i];
+    auto m = multiplier.find(b.datatype);
+    if (b.role != CommArg::Buffer || m == multiplier.end())
+      continue;
+    int ci = rule->argIndex(b.count);
+    if (ci < 0 || scaled.count(ci))
+      continue;
+    scaled.insert(ci);
+    s->comm.args[ci] = mkBinary("*", s->comm.args[ci], m->second);
+  }
   out.push_back(s);
   return true;
+}
+
+/// Is `vd` (a local of this function) changed nowhere but, at most, by one
+/// call of a function in `allowedCalls` through `&vd` (its `*definer`), and
+/// by calls of MPI_Type_commit / MPI_Type_free, which do not change what a
+/// datatype describes?
+bool Lowering::unchanged(const VarDecl *vd,
+                         const std::set<std::string> &allowedCalls,
+                         const CallExpr **definer) {
+  bool changed = false;
+  int defs = 0;
+  std::function<void(const clang::Stmt *)> scan = [&](const clang::Stmt *t) {
+    if (!t || changed)
+      return;
+    auto refersTo = [&](const clang::Expr *x) {
+      const auto *r = dyn_cast<DeclRefExpr>(x->IgnoreParenImpCasts());
+      return r && r->getDecl() == vd;
+    };
+    if (const auto *ce = dyn_cast<CallExpr>(t)) {
+      const FunctionDecl *callee = ce->getDirectCallee();
+      std::string n = callee ? callee->getNameAsString() : "";
+      for (const clang::Expr *arg : ce->arguments()) {
+        const auto *uo = dyn_cast<UnaryOperator>(arg->IgnoreParenImpCasts());
+        if (!uo || uo->getOpcode() != UO_AddrOf || !refersTo(uo->getSubExpr()))
+          continue;
+        if (n == "MPI_Type_commit" || n == "MPI_Type_free")
+          continue;
+        if (allowedCalls.count(n) && definer) {
+          ++defs;
+          *definer = ce;
+          continue;
+        }
+        changed = true;
+      }
+      for (const clang::Expr *arg : ce->arguments())
+        if (!isa<UnaryOperator>(arg->IgnoreParenImpCasts()))
+          scan(arg);
+      return;
+    }
+    if (const auto *bo = dyn_cast<BinaryOperator>(t))
+      if (bo->isAssignmentOp() && refersTo(bo->getLHS()))
+        changed = true;
+    if (const auto *uo = dyn_cast<UnaryOperator>(t))
+      if ((uo->getOpcode() == UO_AddrOf || uo->isIncrementDecrementOp()) &&
+          refersTo(uo->getSubExpr()))
+        changed = true;
+    for (const clang::Stmt *c : t->children())
+      scan(c);
+  };
+  scan(fd->getBody());
+  return !changed && (!definer || defs == 1);
+}
+
+/// A datatype argument that is a local made once by
+/// MPI_Type_contiguous(k, OLD, &t), OLD resolving to a handle (MPI_DOUBLE)
+/// and k an integer literal or a parameter or local the function never
+/// changes: `base` is OLD, `blocks` is k.
+bool Lowering::contiguousType(const clang::Expr *a, ExprP &base,
+                              ExprP &blocks) {
+  const auto *dre = dyn_cast<DeclRefExpr>(a->IgnoreParenImpCasts());
+  const auto *vd = dre ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
+  if (!vd || !vd->hasLocalStorage() || vd->getInit() ||
+      vd->getDeclContext() != fd)
+    return false;
+  const CallExpr *def = nullptr;
+  if (!unchanged(vd, {"MPI_Type_contiguous"}, &def) || !def ||
+      def->getNumArgs() != 3)
+    return false;
+  base = mpiHandle(def->getArg(1));
+  if (!base)
+    return false;
+  const clang::Expr *k = def->getArg(0)->IgnoreParenImpCasts();
+  if (isa<IntegerLiteral>(k)) {
+    blocks = mkIntText(text(k->getSourceRange()));
+    return true;
+  }
+  const auto *kr = dyn_cast<DeclRefExpr>(k);
+  const auto *kv = kr ? dyn_cast<VarDecl>(kr->getDecl()) : nullptr;
+  if (!kv || !kv->getType()->isIntegerType() || !unchanged(kv, {}, nullptr))
+    return false;
+  blocks = lower(def->getArg(0));
+  return blocks != nullptr;
 }
 
 /// A loop condition.  Where it needs statements of its own (a call to a
