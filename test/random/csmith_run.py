@@ -113,7 +113,8 @@ def check(args, seed):
         detail = first
         status = what or "REJECTED"
     if rc == 0:
-        rc2, out2 = run([args.cc, "-O1"] + inc + ["p.c", "-lm", "-o", "mine"],
+        rc2, out2 = run([args.cc, "-O1"] + args.cflags.split() + inc +
+                        ["p.c", "-lm", "-o", "mine"],
                         args.timeout, d)
         if rc2 is None:
             what, out = "HANG", out + out2
@@ -146,6 +147,9 @@ def main():
     ap.add_argument("--workdir", default="csmith-work")
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--cflags", default="",
+                    help="extra flags for compiling the differentiated program "
+                         "(the sanitizer flags of a sanitizer build)")
     ap.add_argument("-v", action="store_true")
     args = ap.parse_args()
     if not shutil.which("csmith") or not os.path.isdir(CSMITH_INC):
