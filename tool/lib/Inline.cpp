@@ -66,9 +66,6 @@ private:
 
   /// Does `cf` contain communication, directly or in its same-file callees?
   bool communicates(const Function *cf, std::set<const Function *> &seen) {
-    auto it = comm_.find(cf);
-    if (it != comm_.end())
-      return it->second;
     if (!seen.insert(cf).second)
       return false; // recursion: decided by the outer query
     bool any = false;
@@ -82,13 +79,17 @@ private:
       if (const Function *g = calleeOf(s))
         any = communicates(g, seen);
     });
-    comm_[cf] = any;
     return any;
   }
 
+  /// Memoized for the outermost query only: an answer found while a cycle of
+  /// calls was cut short may be incomplete.
   bool communicates(const Function *cf) {
+    auto it = comm_.find(cf);
+    if (it != comm_.end())
+      return it->second;
     std::set<const Function *> seen;
-    return communicates(cf, seen);
+    return comm_[cf] = communicates(cf, seen);
   }
 
   /// The call of a same-file function that `s` makes at its top: `f(...);`,
