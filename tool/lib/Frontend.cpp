@@ -218,6 +218,9 @@ private:
   bool lowerAssignInExpr(const BinaryOperator *bo, Block &into, ExprP &value);
   ExprP mpiHandle(const clang::Expr *a, int depth = 0);
   bool contiguousType(const clang::Expr *a, ExprP &base, ExprP &blocks);
+  int lowerMemCall(const CallExpr *ce, StmtP &loop);
+  ExprP elementCount(const clang::Expr *bytes, const CType &elem);
+  bool elementAt(const clang::Expr *p, ExprP &base, ExprP &offset);
   bool unchanged(const VarDecl *vd, const std::set<std::string> &allowedCalls,
                  const CallExpr **definer);
   Var *newInt(const std::string &prefix, SourceLocation loc);
@@ -1114,6 +1117,183 @@ bool Lowering::lowerComm(const CallExpr *ce, Block &out) {
   return true;
 }
 
+/// `memcpy(dst, src, BYTES)`, `memmove(dst, src, BYTES)` and
+/// `memset(dst, 0, BYTES)` written as statements on float or double data
+/// become element loops, so that derivatives flow through them:
+///   for (int mpiad_m1 = 0; mpiad_m1 < COUNT; mpiad_m1 += 1)
+///     dst[mpiad_m1] = src[mpiad_m1];        (or = 0)
+/// BYTES must say how many elements it is: `N * sizeof(double)`,
+/// `sizeof(double) * N`, or `sizeof a` of a fixed array.  `dst` and `src`
+/// are an array or pointer, `&a[k]`, or `a + k`.  memmove of one array onto
+/// itself is an error (the loop's direction would matter).  Returns 0 when
+/// the call is not such a call (left as an ordinary call), 1 when it was
+/// lowered or reported.
+int Lowering::lowerMemCall(const CallExpr *ce, StmtP &result) {
+  std::string name = ce->getDirectCallee()->getNameAsString();
+  bool set = name == "memset" || name == "__builtin_memset";
+  bool copy = name == "memcpy" || name == "memmove" ||
+              name == "__builtin_memcpy" || name == "__builtin_memmove";
+  if ((!set && !copy) || ce->getNumArgs() != 3)
+    return 0;
+  auto pointee = [&](const clang::Expr *e) {
+    QualType t = e->IgnoreParenImpCasts()->getType();
+    if (t->isArrayType())
+      return convertType(QualType(t->getPointeeOrArrayElementType(), 0),
+                         fe.ctx_);
+    if (t->isPointerType())
+      return convertType(t->getPointeeType(), fe.ctx_);
+    return CType();
+  };
+  CType de = pointee(ce->getArg(0));
+  if (!de.isFloatingScalar())
+    return 0; // not floating data: an ordinary call
+  SourceLocation loc = ce->getExprLoc();
+  if (copy) {
+    CType se = pointee(ce->getArg(1));
+    if (se.elem != de.elem || !se.isFloatingScalar()) {
+      error(loc, "'" + name + "' between arrays of different types; copy "
+                             "the elements in a loop");
+      return 1;
+    }
+  } else {
+    clang::Expr::EvalResult v;
+    if (!ce->getArg(1)->EvaluateAsInt(v, fe.ctx_) || !v.Val.getInt().isZero()) {
+      error(ce->getArg(1)->getExprLoc(),
+            "memset of float or double data to a byte other than 0 is not "
+            "supported in a differentiated function; assign the values in a "
+            "loop");
+      return 1;
+    }
+  }
+  ExprP dst, doff, src, soff;
+  if (!elementAt(ce->getArg(0), dst, doff) ||
+      (copy && !elementAt(ce->getArg(1), src, soff))) {
+    error(loc, "'" + name + "' on float or double data needs its pointers "
+                           "written as an array, a pointer, '&a[k]' or "
+                           "'a + k'");
+    return 1;
+  }
+  ExprP count = elementCount(ce->getArg(2), de);
+  if (!count) {
+    error(ce->getArg(2)->getExprLoc(),
+          "the size of '" + name + "' on " + de.elemName() +
+              " data must be written as 'N * sizeof(" + de.elemName() +
+              ")' or 'sizeof array', so that mpiad can count its elements");
+    return 1;
+  }
+  if (name.find("memmove") != std::string::npos && baseVar(dst) &&
+      baseVar(dst) == baseVar(src)) {
+    error(loc, "memmove within one array is not supported in a "
+               "differentiated function; copy through a second array");
+    return 1;
+  }
+  CType it;
+  it.elem = Scalar::Int;
+  it.base = "int";
+  Var *k = F.newVar("mpiad_m" + std::to_string(++tempCount), it,
+                    Var::Synthetic);
+  k->loc = loc;
+  k->declaredInForInit = true;
+  auto at = [&](const ExprP &base, const ExprP &off) {
+    ExprP idx = off ? mkBinary("+", off, mkVar(k)) : mkVar(k);
+    return mkIndex(base, idx);
+  };
+  auto loop = std::make_shared<Stmt>();
+  loop->kind = Stmt::For;
+  loop->loc = loc;
+  loop->init = mkDecl(k, mkInt(0));
+  loop->init->loc = loc;
+  loop->cond = mkBinary("<", mkVar(k), count);
+  loop->step = mkAssign(mkVar(k), "+=", mkInt(1));
+  loop->step->loc = loc;
+  StmtP body = mkAssign(at(dst, doff), "=",
+                        copy ? at(src, soff)
+                             : (de.elem == Scalar::Float ? mkFloat("0.0f")
+                                                         : mkFloat("0.0")));
+  body->loc = loc;
+  loop->body.push_back(body);
+  result = loop;
+  return 1;
+}
+
+/// The number of elements of type `elem` in the byte count `bytes`, or null.
+ExprP Lowering::elementCount(const clang::Expr *bytes, const CType &elem) {
+  const clang::Expr *b = bytes->IgnoreParenImpCasts();
+  auto isSizeofElem = [&](const clang::Expr *x) {
+    const auto *u = dyn_cast<UnaryExprOrTypeTraitExpr>(x->IgnoreParenImpCasts());
+    if (!u || u->getKind() != UETT_SizeOf)
+      return false;
+    QualType t = u->isArgumentType() ? u->getArgumentType()
+                                     : u->getArgumentExpr()->getType();
+    CType c = convertType(t, fe.ctx_);
+    return c.isFloatingScalar() && c.elem == elem.elem;
+  };
+  if (const auto *bo = dyn_cast<BinaryOperator>(b))
+    if (bo->getOpcode() == BO_Mul) {
+      const clang::Expr *n = isSizeofElem(bo->getRHS())   ? bo->getLHS()
+                             : isSizeofElem(bo->getLHS()) ? bo->getRHS()
+                                                          : nullptr;
+      if (n && n->getType()->isIntegerType()) {
+        ExprP c = lower(n);
+        if (c && c->ptrDepth == 0) {
+          auto ci = std::make_shared<mpiad::Expr>(*c);
+          ci->type = Scalar::Int; // size_t arithmetic as a loop bound
+          return ci;
+        }
+      }
+    }
+  // sizeof a, a fixed array of elem
+  if (const auto *u = dyn_cast<UnaryExprOrTypeTraitExpr>(b))
+    if (u->getKind() == UETT_SizeOf) {
+      QualType t = u->isArgumentType() ? u->getArgumentType()
+                                       : u->getArgumentExpr()->getType();
+      if (const auto *at = fe.ctx_.getAsConstantArrayType(t)) {
+        CType c = convertType(t, fe.ctx_);
+        if (c.elem == elem.elem && c.ptrDepth == 0) {
+          (void)at;
+          clang::Expr::EvalResult v;
+          if (b->EvaluateAsInt(v, fe.ctx_)) {
+            uint64_t bytesN = v.Val.getInt().getZExtValue();
+            uint64_t esz = elem.elem == Scalar::Float ? 4 : 8;
+            if (bytesN % esz == 0)
+              return mkInt((long long)(bytesN / esz));
+          }
+        }
+      }
+    }
+  return nullptr;
+}
+
+/// `p` as the base array and element offset of a memcpy/memset pointer:
+/// `a` (array or pointer; no offset), `&a[k]`, `a + k`.
+bool Lowering::elementAt(const clang::Expr *p, ExprP &base, ExprP &offset) {
+  const clang::Expr *e = p->IgnoreParenImpCasts();
+  offset = nullptr;
+  if (const auto *uo = dyn_cast<UnaryOperator>(e))
+    if (uo->getOpcode() == UO_AddrOf)
+      if (const auto *as = dyn_cast<ArraySubscriptExpr>(
+              uo->getSubExpr()->IgnoreParenImpCasts())) {
+        base = lower(as->getBase());
+        offset = lower(as->getIdx());
+        return base && offset && baseVar(base) &&
+               base->kind == mpiad::Expr::VarRef;
+      }
+  if (const auto *bo = dyn_cast<BinaryOperator>(e))
+    if (bo->getOpcode() == BO_Add &&
+        bo->getLHS()->getType()->isPointerType() &&
+        bo->getRHS()->getType()->isIntegerType()) {
+      base = lower(bo->getLHS());
+      offset = lower(bo->getRHS());
+      return base && offset && baseVar(base) &&
+             base->kind == mpiad::Expr::VarRef;
+    }
+  if (isa<DeclRefExpr>(e)) {
+    base = lower(e);
+    return base && base->kind == mpiad::Expr::VarRef;
+  }
+  return false;
+}
+
 /// Is `vd` (a local of this function) changed nowhere but, at most, by one
 /// call of a function in `allowedCalls` through `&vd` (its `*definer`), and
 /// by calls of MPI_Type_commit / MPI_Type_free, which do not change what a
@@ -1853,6 +2033,16 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
           !endsProgram(name) && name != "MPI_Wtime" && name != "MPI_Wtick" &&
           !(name == "MPI_Finalize" && finalizeBeforeExit(ce, fe.ctx_))) {
         lowerComm(ce, out);
+        return;
+      }
+      // memcpy / memmove / memset on float or double data: element loops.
+      StmtP memLoop;
+      if (lowerMemCall(ce, memLoop)) {
+        if (memLoop) {
+          flushPre();
+          out.push_back(memLoop);
+          flushPost();
+        }
         return;
       }
     }
