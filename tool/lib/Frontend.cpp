@@ -1462,26 +1462,7 @@ ExprP Lowering::mpiHandle(const clang::Expr *a, int depth) {
     if (!vd || !vd->hasLocalStorage() || !vd->getInit() ||
         vd->getDeclContext() != fd)
       return nullptr;
-    bool changed = false;
-    std::function<void(const clang::Stmt *)> scan = [&](const clang::Stmt *t) {
-      if (!t || changed)
-        return;
-      auto refersTo = [&](const clang::Expr *x) {
-        const auto *r = dyn_cast<DeclRefExpr>(x->IgnoreParenImpCasts());
-        return r && r->getDecl() == vd;
-      };
-      if (const auto *bo = dyn_cast<BinaryOperator>(t))
-        if (bo->isAssignmentOp() && refersTo(bo->getLHS()))
-          changed = true;
-      if (const auto *uo = dyn_cast<UnaryOperator>(t))
-        if ((uo->getOpcode() == UO_AddrOf || uo->isIncrementDecrementOp()) &&
-            refersTo(uo->getSubExpr()))
-          changed = true;
-      for (const clang::Stmt *c : t->children())
-        scan(c);
-    };
-    scan(fd->getBody());
-    if (changed)
+    if (!unchanged(vd, {}, nullptr))
       return nullptr;
     ExprP h = mpiHandle(vd->getInit(), depth + 1);
     if (h)
