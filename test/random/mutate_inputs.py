@@ -22,7 +22,12 @@ mpiad-cc --emit-source then runs on it, under a timeout.  The outcome is
     dump;
   - HANG: the timeout;
   - UNLOCATED: a non-zero exit whose first error names no line of the mutant;
-  - UNCOMPILABLE: exit 0 but the generated C does not compile.
+  - CC-REJECTED: exit 0, and compiling fails with the compiler's error on a
+    line of the mutant itself (user code, mapped there by #line): the user's
+    mistake located as mpicc would (a generated function called with wrong
+    arguments, which the parse sees as an implicit declaration): fine;
+  - UNCOMPILABLE: exit 0 but the generated C does not compile: its first
+    error is in the generated code (or says 'internal error').
 The last four are bugs.  Prints one line per bug (and per mutant with -v), a
 summary, and exits 1 if there was any.  Mutants that showed a bug are kept
 in WORKDIR/bugs/ with the tool's output beside them.  Reproducible: mutant k
@@ -153,6 +158,7 @@ def check(args, k, files):
     base = [args.cc, "-I" + os.path.dirname(path), "-I" + args.inputs_dir]
     rc, out = run(base + ["--emit-source", name, "-o", "out.c"], args.timeout, d)
     what = None
+    ccRejected = False
     if rc is None:
         what = "HANG"
     elif rc < 0 or rc >= 128 or "internal error" in out or \
@@ -168,8 +174,19 @@ def check(args, k, files):
         if rc2 is None:
             what, out = "HANG", out + out2
         elif rc2 != 0:
-            what, out = "UNCOMPILABLE", out + out2
-    status = what or ("ACCEPTED" if rc == 0 else "REJECTED")
+            # The compiler's first error on a line of the mutant itself (the
+            # #line directives map user code to mutant.c, generated code to
+            # the generated file) is the user's mistake, located as mpicc
+            # would locate it: a call of a generated function with wrong
+            # arguments, which the parse takes as an implicit declaration.
+            first = next((l for l in out2.splitlines() if " error:" in l), "")
+            if "internal error" not in out2 and re.match(
+                    r"^(?:\S*/)?mutant\.c:\d+:\d+: (fatal )?error:", first):
+                ccRejected = True
+            else:
+                what, out = "UNCOMPILABLE", out + out2
+    status = what or ("CC-REJECTED" if ccRejected else
+                      "ACCEPTED" if rc == 0 else "REJECTED")
     rel = os.path.relpath(path, args.inputs)
     if what:
         bugs = os.path.join(args.workdir, "bugs")
@@ -209,7 +226,7 @@ def main():
         for k, status, rel, desc, out in ex.map(
                 lambda k: check(args, k, files), range(args.count)):
             counts[status] = counts.get(status, 0) + 1
-            if status not in ("ACCEPTED", "REJECTED"):
+            if status not in ("ACCEPTED", "REJECTED", "CC-REJECTED"):
                 bugs += 1
                 first = next((l for l in out.splitlines() if l.strip()), "")
                 print("%s mutant %d (seed %d): %s, %s: %s" %
@@ -220,8 +237,8 @@ def main():
     print("mutants: %d (seed %d, %d inputs): %s" % (
         args.count, args.seed, len(files),
         ", ".join("%s %d" % (s, counts.get(s, 0)) for s in
-                  ("ACCEPTED", "REJECTED", "CRASH", "HANG", "UNLOCATED",
-                   "UNCOMPILABLE"))))
+                  ("ACCEPTED", "REJECTED", "CC-REJECTED", "CRASH", "HANG",
+                   "UNLOCATED", "UNCOMPILABLE"))))
     sys.exit(1 if bugs else 0)
 
 
