@@ -1,5 +1,6 @@
 //===- Frontend.cpp - Clang AST to IR -------------------------------------===//
 #include "Frontend.h"
+#include "Transform.h"
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -640,6 +641,18 @@ static bool finalizeBeforeExit(const clang::Stmt *s, clang::ASTContext &ctx) {
     next = x == s;
   }
   return false;
+}
+
+/// `pre...; if (!cond) break;`: a loop condition that needs statements of
+/// its own, tested at the top of an iteration.
+static Block breakUnless(const Block &pre, const ExprP &cond,
+                         SourceLocation loc) {
+  Block b = pre;
+  auto br = std::make_shared<Stmt>();
+  br->kind = Stmt::Break;
+  br->loc = loc;
+  b.push_back(mkIf(mkUnary("!", cond), {br}));
+  return b;
 }
 
 static bool isIdentifier(const std::string &s) {
@@ -1847,12 +1860,9 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       if (!condPre.empty()) {
         // The condition needs statements: they run at the top of each
         // iteration, then `if (!cond) break;`.
-        for (auto &x : condPre)
-          st->body.push_back(x);
-        auto br = std::make_shared<Stmt>();
-        br->kind = Stmt::Break;
-        br->loc = st->cond->loc.isValid() ? st->cond->loc : loc;
-        st->body.push_back(mkIf(mkUnary("!", st->cond), {br}));
+        append(st->body, breakUnless(condPre, st->cond,
+                                     st->cond->loc.isValid() ? st->cond->loc
+                                                             : loc));
         st->cond = nullptr;
       }
       lowerInto(fs->getBody(), st->body);
@@ -1873,12 +1883,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       PushBreakable pl(breakables, Breakable::Loop);
       if (!condPre.empty()) {
         // while (1) { condPre; if (!cond) break; body }
-        for (auto &x : condPre)
-          st->body.push_back(x);
-        auto br = std::make_shared<Stmt>();
-        br->kind = Stmt::Break;
-        br->loc = loc;
-        st->body.push_back(mkIf(mkUnary("!", st->cond), {br}));
+        append(st->body, breakUnless(condPre, st->cond, loc));
         st->cond = mkInt(1);
       }
       lowerInto(ws->getBody(), st->body);
@@ -1910,12 +1915,8 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
         out.push_back(mkAssign(mkVar(first), "=", mkInt(1)));
         st->kind = Stmt::While;
         st->cond = mkInt(1);
-        Block test = condPre;
-        auto br = std::make_shared<Stmt>();
-        br->kind = Stmt::Break;
-        br->loc = loc;
-        test.push_back(mkIf(mkUnary("!", cond), {br}));
-        st->body.push_back(mkIf(mkUnary("!", mkVar(first)), std::move(test)));
+        st->body.push_back(
+            mkIf(mkUnary("!", mkVar(first)), breakUnless(condPre, cond, loc)));
         st->body.push_back(mkAssign(mkVar(first), "=", mkInt(0)));
       } else {
         st->cond = cond;
