@@ -11,6 +11,14 @@
 // RUN: %mpirun 3 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 4 %t | FileCheck %s --implicit-check-not=FAIL
 // CHECK: ALL PASSED
+// RUN: %mpiad-emit %s -I%S/../Inputs -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
+// GEN: /* inlined: global_sum(&s, comm) */
+// GEN-NEXT: s_ref[0] = s;
+// GEN: MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_SUM, comm_2);
+// GEN-NEXT: s = s_ref[0];
+// GEN: /* inlined: scaled_sum(&t, 0.5, comm) */
+// GEN: t = t_ref[0];
+// GEN-NEXT: t = c * v_2[0];
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>

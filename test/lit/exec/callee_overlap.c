@@ -10,6 +10,11 @@
 // RUN: %mpirun 3 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 4 %t | FileCheck %s --implicit-check-not=FAIL
 // CHECK: ALL PASSED
+// RUN: %mpiad-emit %s -I%S/../Inputs -o - 2>/dev/null | sed '/^\/\/ [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
+// GEN: void prefix_b(
+// GEN: /* inlined: vecAdd(x + 1, x, y, n - 1) */
+// GEN: double planes_b(
+// GEN: /* inlined: smooth(len, &u[iz * len], &u[(1 - iz) * len]) */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>

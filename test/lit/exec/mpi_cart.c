@@ -11,6 +11,15 @@
 // RUN: %mpirun 3 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 4 %t | FileCheck %s --implicit-check-not=FAIL
 // CHECK: ALL PASSED
+// RUN: %mpiad-emit %s -I%S/../Inputs -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
+// GEN: double F_b(
+// GEN: MPI_Cart_create(comm, 2, dims, periods, 0, &cart);
+// GEN: /* inlined: exchange_halo(u, cart) */
+// GEN: /* MPI_Comm_free(&cart) happens in the reverse sweep */
+// The row sum over the Cart_sub communicator is varying: its cotangent is
+// summed over that communicator, not over comm.
+// GEN: MPI_Allreduce(MPI_IN_PLACE, &rowsum_b, 1, MPI_DOUBLE, MPI_SUM, row);
+// GEN: MPI_Comm_free(&cart);
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
