@@ -85,7 +85,19 @@ std::set<Var *> assignedIn(const Block &b, const Frontend &fe);
 
 /// Inlines every same-file callee of `f` that communicates (Inline.cpp), so
 /// that the communication is analysed in the caller's context.
-void inlineCommunicatingCallees(Function &f, Frontend &fe);
+/// Inlines same-file helpers that communicate (Inline.cpp); with
+/// `pointerCalls`, also every helper called with a pointer argument (the
+/// replicas transformation must see every access to an array).
+void inlineCommunicatingCallees(Function &f, Frontend &fe,
+                                bool pointerCalls = false);
+/// replicas(...): turns F into its batched primal over R replicas and
+/// adjusts the annotation to match (Replicas.cpp).  False after an error.
+bool batchReplicas(Function &F, Annotation &ann, Frontend &fe, Diag &diag);
+/// The header comment of a batched function: `kind` is "adjoint (reverse
+/// mode)" or "tangent (forward mode)", `user` the pragma as written.
+std::string batchedComment(const Function &F, const Annotation &ann,
+                           const Annotation &user, const std::string &kind,
+                           const std::string &name);
 
 bool normalize(Function &f, const Frontend &fe, Diag &diag);
 /// Is `s` a counted loop `for (i = lo; i < hi; i++)` (or <=, or counting

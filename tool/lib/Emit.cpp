@@ -214,6 +214,10 @@ public:
       if (!checkGeneratedName(ctx, SM, gen, pr, generatedNames, diag))
         continue;
       generatedNames[gen] = pr.startLoc;
+      // replicas(...): F_bv / F_dv as well.
+      if (!pr.ann.replicas.empty() &&
+          checkGeneratedName(ctx, SM, gen + "v", pr, generatedNames, diag))
+        generatedNames[gen + "v"] = pr.startLoc;
     }
     // C99 has no implicit declarations.  The parse accepts them only so that
     // code after a marked function may call what is generated for it (the
@@ -322,6 +326,17 @@ public:
       if (!(pr.ann.reverse ? module.generate(fd, pr.ann, g)
                            : module.generateForward(fd, pr.ann, g)))
         continue;
+      if (!pr.ann.replicas.empty()) {
+        // The same function for R replicas at once (Replicas.cpp).
+        Annotation batched = pr.ann;
+        batched.batched = true;
+        Generated gb;
+        if (!(pr.ann.reverse ? module.generate(fd, batched, gb)
+                             : module.generateForward(fd, batched, gb)))
+          continue;
+        g.text += gb.text;
+        g.prototype += "\n" + gb.prototype;
+      }
       // The marker lines: the generated text is mpiad-cc's, what follows
       // is the rest of the user's line that ends the function.
       std::string text = g.text;
@@ -333,11 +348,14 @@ public:
       piece(g.text, fd);
       header += g.prototype + "\n";
       result.functions++;
+      std::string genName =
+          pr.ann.name.empty()
+              ? fd->getNameAsString() + (pr.ann.reverse ? "_b" : "_d")
+              : pr.ann.name;
       if (g.prototype.rfind("void ", 0) == 0)
-        voidGenerated.insert(
-            pr.ann.name.empty()
-                ? fd->getNameAsString() + (pr.ann.reverse ? "_b" : "_d")
-                : pr.ann.name);
+        voidGenerated.insert(genName);
+      if (!pr.ann.replicas.empty())
+        voidGenerated.insert(genName + "v"); // F_bv and F_dv return nothing
     }
     // The parse saw calls of the generated functions as calls of implicit
     // `int f()`: one that uses the value of a generated function that returns

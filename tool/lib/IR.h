@@ -259,6 +259,17 @@ struct Annotation {
   std::map<std::string,
            std::vector<std::pair<std::string, clang::SourceLocation>>>
       scratchLenNames;
+  // replicas(a[LEN], ...): inputs that differ per independent replica; the
+  // tool also generates F_bv / F_dv over R replicas (Replicas.cpp).
+  std::vector<std::pair<std::string, clang::SourceLocation>> replicas;
+  std::map<std::string, std::string> replicasLen;
+  std::map<std::string,
+           std::vector<std::pair<std::string, clang::SourceLocation>>>
+      replicasLenNames;
+  // Set on the annotation of the batched run (Replicas.cpp): the per-replica
+  // transformation is applied after inlining, and the generated function is
+  // a static core that the public F_bv wraps.
+  bool batched = false;
   std::string name;
   bool perRank = false;
 };

@@ -55,13 +55,15 @@ namespace {
 
 class Inliner {
 public:
-  Inliner(Function &f, Frontend &fe) : F(f), fe(fe) {}
+  Inliner(Function &f, Frontend &fe, bool pointerCalls)
+      : F(f), fe(fe), pointerCalls(pointerCalls) {}
 
   void run() { block(F.body, 0); }
 
 private:
   Function &F;
   Frontend &fe;
+  bool pointerCalls; // also every call with a pointer argument (replicas)
   std::map<const Function *, bool> comm_; // callee -> communicates
 
   /// Does `cf` contain communication, directly or in its same-file callees?
@@ -131,6 +133,15 @@ private:
     return false;
   }
 
+  bool pointerArgument(const Stmt &s) const {
+    if (!pointerCalls)
+      return false;
+    for (const ExprP &a : (*callOf(s))->ops)
+      if (a->ptrDepth > 0)
+        return true;
+    return false;
+  }
+
   /// Can cf's body be spliced in: one return at most, as its last
   /// statement, and no array-typed parameters?
   static bool inlinable(const Function &cf) {
@@ -166,7 +177,8 @@ private:
   /// Appends the inlined form of `s` to `out`; false when `s` stays a call.
   bool expand(const StmtP &s, Block &out, int depth) {
     const Function *cf = calleeOf(*s);
-    if (!cf || depth >= 16 || !(communicates(cf) || overlapping(*s, cf)))
+    if (!cf || depth >= 16 ||
+        !(communicates(cf) || overlapping(*s, cf) || pointerArgument(*s)))
       return false;
     const clang::FunctionDecl *fd = fe.decl(cf);
     if (!fd)
@@ -268,8 +280,8 @@ private:
 
 } // namespace
 
-void inlineCommunicatingCallees(Function &f, Frontend &fe) {
-  Inliner(f, fe).run();
+void inlineCommunicatingCallees(Function &f, Frontend &fe, bool pointerCalls) {
+  Inliner(f, fe, pointerCalls).run();
 }
 
 } // namespace mpiad

@@ -232,6 +232,10 @@ void MpiadPragmaHandler::HandlePragma(Preprocessor &PP,
       } else if (clause == "varying") {
         if (!p.nameList(rec.ann.varying, nullptr, false))
           return;
+      } else if (clause == "replicas") {
+        if (!p.nameList(rec.ann.replicas, &rec.ann.replicasLen, false,
+                        &rec.ann.replicasLenNames))
+          return;
       } else if (clause == "name" || clause == "semantics") {
         if (!p.expect(tok::l_paren, "'('"))
           return;
@@ -257,7 +261,7 @@ void MpiadPragmaHandler::HandlePragma(Preprocessor &PP,
       } else {
         p.error(clauseLoc, "unknown clause '" + clause +
                                "' in '#pragma mpiad differentiate' (expected "
-                               "wrt, output, replicated, varying, scratch, name, "
+                               "wrt, output, replicated, varying, scratch, replicas, name, "
                                "semantics, reverse or forward)");
         return;
       }

@@ -1993,7 +1993,9 @@ std::string Module::uniqueName(const std::string &want) {
 static bool runPipeline(Module &M, Function &F, Request &R,
                         std::unique_ptr<ReverseGen> &gen, Pair &sweeps) {
   Diag &diag = M.diag_;
-  inlineCommunicatingCallees(F, M.fe_);
+  inlineCommunicatingCallees(F, M.fe_, R.ann.batched);
+  if (R.ann.batched && !batchReplicas(F, R.ann, M.fe_, diag))
+    return false;
   if (!normalize(F, M.fe_, diag))
     return false;
   analyzeActivity(F, R, M.fe_, diag);
@@ -2440,7 +2442,8 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
   return generateOnce(fd, ann, {}, out);
 }
 
-bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
+bool Module::generateOnce(const clang::FunctionDecl *fd,
+                          const Annotation &annIn,
                           const std::set<std::string> &assume,
                           Generated &out) {
   std::unique_ptr<Function> owned = fe_.lowerCopy(fd);
@@ -2449,20 +2452,32 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
   Function &F = *owned;
   Request R;
   R.fn = &F;
-  R.ann = ann;
-  R.perRank = ann.perRank;
+  R.ann = annIn;
+  R.perRank = annIn.perRank;
   R.topLevel = true;
   R.assumeReplicated = assume;
-  R.outName = ann.name.empty() ? F.name + "_b" : ann.name;
+  R.outName = annIn.name.empty() ? F.name + "_b" : annIn.name;
+  // replicas(...): F_bv, for R replicas (Replicas.cpp).  A function with a
+  // return value gets a static core whose output F_val has a seed array,
+  // and F_bv around it takes the seeds as `const double *F_bar`.
+  std::string batchedName;
+  bool batchedCore = false;
+  if (annIn.batched) {
+    batchedName = R.outName + "v";
+    bool retValue = (F.ret.elem != Scalar::Void || F.ret.ptrDepth) &&
+                    (annIn.outputs.empty() || named(annIn.outputs, "return"));
+    batchedCore = retValue;
+    R.outName = retValue ? "mpiad_" + batchedName : batchedName;
+  }
   if (defined_.count(R.outName)) {
-    diag_.error(ann.loc, "'" + R.outName + "', the name of the generated "
+    diag_.error(annIn.loc, "'" + R.outName + "', the name of the generated "
                          "adjoint, is already defined in this file; choose "
                          "another with name(...)");
     return false;
   }
   defined_.insert(R.outName);
 
-  if (!checkClauses(F, ann))
+  if (!checkClauses(F, annIn))
     return false;
 
   std::unique_ptr<ReverseGen> gen;
@@ -2470,17 +2485,19 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
   if (!runPipeline(*this, F, R, gen, sweeps))
     return false;
   ReverseGen &G = *gen;
+  const Annotation &ann = R.ann; // with the batched run's changes
   for (const std::string &k : G.usedCallees)
     emitCallee(k);
 
   // Signature.
   bool retOut = ann.outputs.empty() ? true : named(ann.outputs, "return");
-  std::vector<std::string> params;
+  std::vector<std::string> params, argNames; // declarations, and names
   Block prologue, epilogue;
   std::string comm = mainComm(F);
   std::vector<std::tuple<Var *, Var *, ExprP>> partials; // param, sig, len
   for (Var *p : F.params) {
     params.push_back(printDecl(*p));
+    argNames.push_back(p->name);
     bool wrt = named(ann.wrt, p->userName), outp = named(ann.outputs, p->userName);
     if (named(ann.scratch, p->userName)) {
       // A work array: its shadow is allocated (zeroed) here and freed at
@@ -2510,6 +2527,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
       pt.base = "double";
       Var *sig = F.newVar(G.unique(p->name + "_b"), pt, Var::Param);
       params.push_back(printDecl(*sig));
+      argNames.push_back(sig->name);
       if (p->active) {
         Var *acc = G.shadow(p);
         if (p->replicated && p->partial && !R.perRank)
@@ -2531,6 +2549,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
     Var sigDecl = *sig;
     sigDecl.type = st;
     params.push_back(printDecl(sigDecl));
+    argNames.push_back(sig->name);
     if (!p->active)
       continue;
     if (partialParam) {
@@ -2737,7 +2756,8 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
   if (!ann.scratch.empty())
     head << " *   scratch:      " << list(ann.scratch)
          << " (work arrays: their adjoints are allocated here)\n";
-  std::string sig = retType + " " + R.outName + "(";
+  std::string sig = (batchedCore ? "static " : "") + retType + " " +
+                    R.outName + "(";
   for (size_t i = 0; i < params.size(); ++i)
     sig += (i ? ", " : "") + params[i];
   sig += ")";
@@ -2769,10 +2789,49 @@ bool Module::generateOnce(const clang::FunctionDecl *fd, const Annotation &ann,
   }
   if (retType != "void")
     body += "  return " + F.retVar->name + ";\n";
+  if (annIn.batched && !trial_) {
+    head.str("");
+    head << batchedComment(F, ann, annIn, "adjoint (reverse mode)",
+                           batchedName);
+  }
+  Function &Fref = F;
   finishFunction(out, kernels + (trial_ ? std::string() : head.str()), (cuda ? "extern \"C\" " : "") + sig,
                  body, std::move(owned));
   if (cuda)
     out.prototype = sig + ";";
+  if (batchedCore) {
+    // F_bv: the seeds as `const double *F_bar`, copied for the core (whose
+    // output shadow is consumed), and the values in F_val.
+    Var *val = Fref.params.back();
+    std::vector<std::string> wp(params.begin(), params.end() - 2);
+    std::vector<std::string> wa(argNames.begin(), argNames.end() - 2);
+    std::string bar = Fref.name + "_bar";
+    wp.push_back("const double *" + bar);
+    wp.push_back(params[params.size() - 2]);
+    std::string wsig = "void " + batchedName + "(";
+    for (size_t i = 0; i < wp.size(); ++i)
+      wsig += (i ? ", " : "") + wp[i];
+    wsig += ")";
+    std::string seeds = "mpiad_seeds";
+    std::string w;
+    w += "\n/*\n * mpiad: " + batchedName + ", the adjoint of " + Fref.name +
+         " for R independent replicas.\n * " + bar + "[r] is replica r's "
+         "seed, " + val->name + "[r] receives its value.\n */\n";
+    w += wsig + " {\n";
+    w += "  double *" + seeds + " = " +
+         printExpr(zeroedAlloc(mkVar(Fref.params.front()), "double",
+                               batchedName, bar, comm)) +
+         ";\n";
+    w += "  for (int r = 0; r < " + Fref.params.front()->name + "; r++)\n";
+    w += "    " + seeds + "[r] = " + bar + "[r];\n";
+    w += "  " + R.outName + "(";
+    for (size_t i = 0; i < wa.size(); ++i)
+      w += wa[i] + ", ";
+    w += val->name + ", " + seeds + ");\n";
+    w += "  free(" + seeds + ");\n}\n";
+    out.text += w;
+    out.prototype = wsig + ";";
+  }
   return true;
 }
 

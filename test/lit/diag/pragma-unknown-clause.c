@@ -10,6 +10,6 @@
 // KEEP: {{^keep$}}
 // KEEP-NOT: {{.}}
 
-// CHECK: {{.*}}pragma-unknown-clause.c:[[@LINE+1]]:36: error: unknown clause 'respect' in '#pragma mpiad differentiate' (expected wrt, output, replicated, varying, scratch, name, semantics, reverse or forward)
+// CHECK: {{.*}}pragma-unknown-clause.c:[[@LINE+1]]:36: error: unknown clause 'respect' in '#pragma mpiad differentiate' (expected wrt, output, replicated, varying, scratch, replicas, name, semantics, reverse or forward)
 #pragma mpiad differentiate wrt(x) respect(x)
 double f(double x) { return x * x; }

@@ -1,0 +1,1146 @@
+//===- Replicas.cpp - One function for R independent replicas -------------===//
+//
+// `replicas(w, y)` in a differentiate pragma asks for F_bv (and F_dv): the
+// adjoint of F for R independent replicas at once, where the replicas differ
+// in the named inputs and share every other input (the NNPDF case: one model
+// fitted to R pseudo-data replicas).  This stage turns the lowered function
+// into its batched primal, which the usual pipeline then differentiates:
+//
+//   - `int R` becomes the first parameter.  A per-replica array parameter
+//     holds R copies back to back (replica r at `w + r*len`); a per-replica
+//     scalar parameter becomes an array of R; the return value becomes the
+//     output array F_val[R].
+//   - Inside, every per-replica value has the replica axis innermost: element
+//     k of replica r of an array lives at `[k*R + r]`, a scalar at `[r]`.
+//     Parameters are copied into that layout on entry (and outputs back on
+//     exit).  With the replica axis innermost, every contiguous piece of an
+//     array stays contiguous over all replicas, so each MPI call keeps its
+//     buffers and datatype and only multiplies its counts by R: one
+//     Allreduce of R*count values instead of R Allreduces, one halo message
+//     carrying every replica.  Element-wise reductions (SUM, PROD, MAX, MIN)
+//     do not care about the order of the elements.
+//   - Which values are per-replica is a forward data-flow fixpoint: the
+//     named inputs, whatever is computed from them or assigned under a
+//     condition that reads them, and every buffer of a communication call
+//     one of whose buffers is per-replica (all point-to-point buffers of the
+//     function once one is, so that every message has the same length on
+//     both sides).  Pointers themselves are never per-replica: they point to
+//     storage laid out for all replicas.
+//   - Statements are batched innermost: a loop or branch whose control is
+//     shared stays as it is and the per-replica statements inside it run in
+//     a `for (r = 0; r < R; r++)` loop of their own (consecutive ones share
+//     one); the replica loop then walks contiguous memory and vectorises,
+//     and shared data (X) is read once for all replicas.  A loop or branch
+//     whose condition depends on per-replica values runs whole inside a
+//     replica loop (each replica takes its own path); it may not communicate.
+//   - A per-replica scalar declared inside one replica loop and used only
+//     there stays a scalar; other per-replica scalars become arrays of R.
+//
+// No replica ever reads another replica's values: every per-replica access
+// is at `[... * R + r]` inside the loop over r, and each communication call
+// moves element k*R + r to element k*R + r.
+//
+// What cannot be batched exactly is a located error that says what to
+// write: communication under a per-replica condition, a pointer chosen by
+// per-replica data, a per-replica array passed to an external function,
+// multi-dimensional per-replica arrays, the v-variants' count arrays.
+//
+//===----------------------------------------------------------------------===//
+#include "Analysis.h"
+#include "Backend.h"
+#include "Frontend.h"
+#include "IR.h"
+#include "Rules.h"
+
+namespace mpiad {
+
+namespace {
+
+bool isAllocCall(const ExprP &e) {
+  ExprP c = e;
+  while (c && c->kind == Expr::Cast)
+    c = c->ops[0];
+  return c && c->kind == Expr::Call &&
+         (c->text == "malloc" || c->text == "calloc" || c->text == "realloc");
+}
+
+class Batcher {
+public:
+  Batcher(Function &f, Annotation &ann, Frontend &fe, Diag &diag)
+      : F(f), ann(ann), fe(fe), diag(diag) {}
+
+  bool run();
+
+private:
+  Function &F;
+  Annotation &ann;
+  Frontend &fe;
+  Diag &diag;
+  bool failed = false;
+
+  Var *Rv = nullptr;                // the replica count
+  std::set<Var *> repVal;           // scalars with a value per replica
+  std::map<Var *, Var *> parent;    // alias classes of pointers and arrays
+  std::set<Var *> repData;          // roots whose data is per replica
+  bool p2pRep = false;              // point-to-point messages carry replicas
+  std::set<Var *> expanded;         // per-replica scalars stored as [R]
+  std::vector<Stmt *> regions;      // the replica loops made
+  std::map<Var *, std::set<int>> regionsOf; // per-replica var -> regions
+  std::set<Var *> usedOutside;      // referenced outside any replica loop
+
+  void fail(clang::SourceLocation loc, const std::string &msg) {
+    if (!failed)
+      diag.error(loc, "replicas: " + msg);
+    failed = true;
+  }
+
+  // --- alias classes -----------------------------------------------------
+  Var *root(Var *v) {
+    auto it = parent.find(v);
+    if (it == parent.end() || it->second == v)
+      return v;
+    return it->second = root(it->second);
+  }
+  bool unite(Var *a, Var *b) {
+    a = root(a);
+    b = root(b);
+    if (a == b)
+      return false;
+    parent[a] = b;
+    if (repData.count(a) && repData.insert(b).second)
+      return true;
+    return false;
+  }
+  bool dataRep(Var *v) { return v && repData.count(root(v)); }
+  bool markData(Var *v) { return v && repData.insert(root(v)).second; }
+
+  static bool isPointerish(const Var *v) {
+    return v->type.ptrDepth > 0 || !v->type.dims.empty();
+  }
+
+  // --- reads of per-replica values ----------------------------------------
+  bool readsRep(const ExprP &e) {
+    if (!e)
+      return false;
+    switch (e->kind) {
+    case Expr::VarRef:
+      return e->ptrDepth == 0 && repVal.count(e->var);
+    case Expr::Index:
+      if (e->ptrDepth == 0 && dataRep(baseVar(e->ops[0])))
+        return true;
+      break;
+    case Expr::Unary:
+      if (e->text == "*" && e->ptrDepth == 0 && dataRep(baseVar(e->ops[0])))
+        return true;
+      break;
+    case Expr::Opaque:
+      for (Var *v : e->vars)
+        if (repVal.count(v) || dataRep(v))
+          return true;
+      break;
+    default:
+      break;
+    }
+    for (const ExprP &o : e->ops)
+      if (readsRep(o))
+        return true;
+    return false;
+  }
+
+  // --- the fixpoint --------------------------------------------------------
+  bool changed = false;
+  void addVal(Var *v) {
+    if (v && repVal.insert(v).second)
+      changed = true;
+  }
+  void addData(Var *v) {
+    if (markData(v))
+      changed = true;
+  }
+
+  /// Is this buffer argument of a communication call per-replica?
+  /// `&s` for a scalar s (its expression, not its type: a per-replica
+  /// scalar's type becomes a pointer once it is stored as [R]).
+  static bool scalarAddress(const ExprP &a) {
+    return a->kind == Expr::AddrOf && a->ops[0]->kind == Expr::VarRef &&
+           a->ops[0]->ptrDepth == 0;
+  }
+  bool bufferRep(const ExprP &a) {
+    if (scalarAddress(a))
+      return repVal.count(a->ops[0]->var) > 0;
+    return dataRep(baseVar(a));
+  }
+  void markBuffer(const ExprP &a) {
+    if (scalarAddress(a))
+      addVal(a->ops[0]->var);
+    else if (Var *b = baseVar(a))
+      addData(b);
+  }
+
+  void flow(const Block &b, bool ctl) {
+    for (const StmtP &s : b)
+      flow(*s, ctl);
+  }
+
+  void flow(Stmt &s, bool ctl) {
+    switch (s.kind) {
+    case Stmt::Decl:
+      if (s.rhs) {
+        if (isPointerish(s.var)) {
+          if (Var *b = baseVar(s.rhs))
+            if (isPointerish(b) && unite(s.var, b))
+              changed = true;
+        } else if (ctl || readsRep(s.rhs)) {
+          addVal(s.var);
+        }
+      }
+      break;
+    case Stmt::Assign:
+      if (s.lhs->kind == Expr::VarRef && !isPointerish(s.lhs->var)) {
+        if (ctl || readsRep(s.rhs))
+          addVal(s.lhs->var);
+      } else if (s.lhs->kind == Expr::VarRef) {
+        if (Var *b = baseVar(s.rhs))
+          if (isPointerish(b) && unite(s.lhs->var, b))
+            changed = true;
+      } else if (ctl || readsRep(s.rhs) || readsRep(s.lhs)) {
+        addData(baseVar(s.lhs));
+      }
+      break;
+    case Stmt::If:
+    case Stmt::While:
+    case Stmt::DoWhile: {
+      bool c = ctl || readsRep(s.cond);
+      flow(s.body, c);
+      flow(s.elseBody, c);
+      break;
+    }
+    case Stmt::For: {
+      if (s.init)
+        flow(*s.init, ctl);
+      bool c = ctl || readsRep(s.cond);
+      if (s.step && s.step->kind == Stmt::Assign &&
+          s.step->lhs->kind == Expr::VarRef && repVal.count(s.step->lhs->var))
+        c = true;
+      if (s.step)
+        flow(*s.step, c);
+      flow(s.body, c);
+      break;
+    }
+    case Stmt::Compound:
+      flow(s.body, ctl);
+      break;
+    case Stmt::Comm: {
+      const CommRule *rule = s.comm.rule;
+      if (!rule)
+        break;
+      bool any = rule->pointToPoint && p2pRep;
+      for (size_t k = 0; k < rule->args.size() && k < s.comm.args.size(); ++k)
+        if (rule->args[k].role == CommArg::Buffer && bufferRep(s.comm.args[k]))
+          any = true;
+      if (!any)
+        break;
+      if (rule->pointToPoint && !p2pRep) {
+        p2pRep = true;
+        changed = true;
+      }
+      for (size_t k = 0; k < rule->args.size() && k < s.comm.args.size(); ++k)
+        if (rule->args[k].role == CommArg::Buffer)
+          markBuffer(s.comm.args[k]);
+      break;
+    }
+    default:
+      break;
+    }
+  }
+
+  // --- batching the statements ---------------------------------------------
+  /// Does the statement (or anything nested in it) touch per-replica data?
+  bool touches(const Stmt &s) {
+    bool any = false;
+    auto expr = [&](const ExprP &e) {
+      if (!e || any)
+        return;
+      if (readsRep(e)) {
+        any = true;
+        return;
+      }
+      visitExpr(e, [&](const Expr &x) {
+        if (x.kind == Expr::VarRef && (repVal.count(x.var) || dataRep(x.var)))
+          any = true;
+      });
+    };
+    std::function<void(const Stmt &)> st = [&](const Stmt &t) {
+      if (any)
+        return;
+      if (t.kind == Stmt::Decl && (repVal.count(t.var) || dataRep(t.var)))
+        any = true;
+      expr(t.lhs);
+      expr(t.rhs);
+      expr(t.cond);
+      for (const ExprP &a : t.comm.args)
+        expr(a);
+      if (t.init)
+        st(*t.init);
+      if (t.step)
+        st(*t.step);
+      for (const StmtP &x : t.body)
+        st(*x);
+      for (const StmtP &x : t.elseBody)
+        st(*x);
+    };
+    st(s);
+    return any;
+  }
+
+  static bool containsComm(const Stmt &s) {
+    if (s.kind == Stmt::Comm)
+      return true;
+    for (const StmtP &x : s.body)
+      if (containsComm(*x))
+        return true;
+    for (const StmtP &x : s.elseBody)
+      if (containsComm(*x))
+        return true;
+    return false;
+  }
+
+  bool controlRep(const Stmt &s) {
+    switch (s.kind) {
+    case Stmt::If:
+    case Stmt::While:
+    case Stmt::DoWhile:
+      return readsRep(s.cond);
+    case Stmt::For:
+      return readsRep(s.cond) ||
+             (s.step && s.step->kind == Stmt::Assign &&
+              s.step->lhs->kind == Expr::VarRef &&
+              repVal.count(s.step->lhs->var));
+    default:
+      return false;
+    }
+  }
+
+  /// A statement that assigns a pointer: shared, rewritten in place.
+  static bool pointerStmt(const Stmt &s) {
+    if (s.kind == Stmt::Decl)
+      return isPointerish(s.var) && s.rhs;
+    if (s.kind == Stmt::Assign)
+      return s.lhs->kind == Expr::VarRef && isPointerish(s.lhs->var);
+    return false;
+  }
+
+  /// Checks a statement that runs whole inside a replica loop: no
+  /// communication, no jump out of it, no pointer assignment.
+  void checkWhole(const Stmt &s, int loops) {
+    if (s.kind == Stmt::Comm) {
+      fail(s.loc, "'" + s.comm.name +
+                      "' runs under a condition that depends on per-replica "
+                      "values, so the replicas would need different "
+                      "messages; make the condition depend on shared values "
+                      "only (a fixed iteration count, a shared tolerance "
+                      "test after a reduction over replicas)");
+      return;
+    }
+    if ((s.kind == Stmt::Break || s.kind == Stmt::Continue) && loops == 0) {
+      fail(s.loc, std::string("'") +
+                      (s.kind == Stmt::Break ? "break" : "continue") +
+                      "' under a condition that depends on per-replica "
+                      "values leaves a loop that all replicas share; "
+                      "replicas cannot take different paths out of it");
+      return;
+    }
+    if (s.kind == Stmt::Return) {
+      fail(s.loc, "'return' under a condition that depends on per-replica "
+                  "values; replicas cannot take different paths out of the "
+                  "function: assign the result and return at the end");
+      return;
+    }
+    if (pointerStmt(s) &&
+        (isAllocCall(s.rhs) || dataRep(s.kind == Stmt::Decl ? s.var
+                                                            : s.lhs->var))) {
+      fail(s.loc, "a pointer assigned under a condition that depends on "
+                  "per-replica values; replicas share their pointers");
+      return;
+    }
+    bool loop = s.kind == Stmt::For || s.kind == Stmt::While ||
+                s.kind == Stmt::DoWhile;
+    for (const StmtP &x : s.body)
+      checkWhole(*x, loops + (loop ? 1 : 0));
+    for (const StmtP &x : s.elseBody)
+      checkWhole(*x, loops);
+  }
+
+  Stmt *newRegion(Block &out, clang::SourceLocation loc) {
+    CType it;
+    it.elem = Scalar::Int;
+    it.base = "int";
+    Var *r = F.newVar(replicaName, it, Var::Local);
+    r->declaredInForInit = true;
+    auto loop = std::make_shared<Stmt>();
+    loop->kind = Stmt::For;
+    loop->loc = loc;
+    loop->init = mkDecl(r, mkInt(0));
+    loop->init->loc = loc;
+    loop->cond = mkBinary("<", mkVar(r), mkVar(Rv));
+    loop->step = mkAssign(mkVar(r), "+=", mkInt(1));
+    loop->step->loc = loc;
+    out.push_back(loop);
+    regions.push_back(loop.get());
+    regionVars.push_back(r);
+    return loop.get();
+  }
+  std::string replicaName = "r";
+
+  /// Pass 1: the new shape of a block, with replica loops whose bodies are
+  /// still the original statements.
+  void batchBlock(Block &b, bool atTop) {
+    Block out;
+    Stmt *open = nullptr; // the replica loop consecutive statements join
+    for (size_t i = 0; i < b.size(); ++i) {
+      StmtP s = b[i];
+      if (failed)
+        return;
+      bool last = atTop && i + 1 == b.size();
+      if (s->kind == Stmt::Return) {
+        if (!last) {
+          fail(s->loc, "'return' before the end of the function; in a "
+                       "function with replicas(...), assign the result and "
+                       "return at the end");
+          return;
+        }
+        if (s->rhs) {
+          if (!open)
+            open = newRegion(out, s->loc);
+          StmtP a = mkAssign(mkIndex(mkVar(valVar), mkInt(0)), "=", s->rhs);
+          a->loc = s->loc;
+          open->body.push_back(a);
+        }
+        continue;
+      }
+      if (s->kind == Stmt::Decl && !s->rhs && !isPointerish(s->var)) {
+        out.push_back(s); // dropped later if stored as [R]
+        continue;
+      }
+      if (!touches(*s) || s->kind == Stmt::Comment) {
+        if (s->kind != Stmt::Comment && s->kind != Stmt::Decl)
+          open = nullptr;
+        if (s->kind == Stmt::Break || s->kind == Stmt::Continue ||
+            s->kind == Stmt::Return)
+          open = nullptr;
+        out.push_back(s);
+        continue;
+      }
+      if (s->kind == Stmt::Comm) {
+        open = nullptr;
+        comms.push_back(s.get());
+        out.push_back(s);
+        continue;
+      }
+      if (pointerStmt(*s) || (s->kind == Stmt::Decl && isPointerish(s->var))) {
+        open = nullptr;
+        pointers.push_back(s.get());
+        out.push_back(s);
+        continue;
+      }
+      if (s->kind == Stmt::ExprStmt && s->rhs && s->rhs->kind == Expr::Call &&
+          s->rhs->text == "free") {
+        open = nullptr;
+        out.push_back(s);
+        continue;
+      }
+      bool compound = s->kind == Stmt::If || s->kind == Stmt::For ||
+                      s->kind == Stmt::While || s->kind == Stmt::DoWhile ||
+                      s->kind == Stmt::Compound;
+      if (compound && !controlRep(*s)) {
+        // Shared control: the loop or branch stays, batched inside.
+        open = nullptr;
+        if (s->kind == Stmt::For && s->init && touches(*s->init)) {
+          fail(s->init->loc, "the start of this loop depends on per-replica "
+                             "values, but its condition does not");
+          return;
+        }
+        batchBlock(s->body, false);
+        batchBlock(s->elseBody, false);
+        out.push_back(s);
+        continue;
+      }
+      if (compound)
+        for (const StmtP &x : s->body)
+          checkWhole(*x, s->kind == Stmt::If || s->kind == Stmt::Compound ? 0 : 1);
+      if (compound)
+        for (const StmtP &x : s->elseBody)
+          checkWhole(*x, 0);
+      if (failed)
+        return;
+      if (!open)
+        open = newRegion(out, s->loc);
+      open->body.push_back(s);
+    }
+    b.swap(out);
+  }
+
+  // --- rewriting --------------------------------------------------------------
+  ExprP times(const ExprP &e) { return mkBinary("*", e, mkVar(Rv)); }
+
+  /// `p + k` (shared pointer arithmetic on per-replica storage) becomes
+  /// `p + k*R`; `&p[k]` becomes `&p[k*R]`.
+  ExprP scalePointer(const ExprP &e) {
+    if (e->kind == Expr::Cast)
+      return mkCast(e->text, scalePointer(e->ops[0]), e->type, e->ptrDepth);
+    if (e->kind == Expr::Binary && e->ptrDepth > 0 &&
+        (e->text == "+" || e->text == "-")) {
+      bool left = e->ops[0]->ptrDepth > 0;
+      ExprP p = scalePointer(left ? e->ops[0] : e->ops[1]);
+      ExprP k = left ? e->ops[1] : e->ops[0];
+      if (readsRep(k))
+        fail(e->loc, "a pointer offset that depends on per-replica values");
+      return left ? mkBinary(e->text, p, times(k)) : mkBinary(e->text, times(k), p);
+    }
+    if (e->kind == Expr::AddrOf && e->ops[0]->kind == Expr::Index &&
+        dataRep(baseVar(e->ops[0]))) {
+      const ExprP &ix = e->ops[0];
+      if (readsRep(ix->ops[1]))
+        fail(e->loc, "a pointer offset that depends on per-replica values");
+      return mkAddrOf(mkIndex(scalePointer(ix->ops[0]), times(ix->ops[1])));
+    }
+    return e;
+  }
+
+  /// Scales an allocation for R replicas.
+  ExprP scaleAlloc(const ExprP &e) {
+    if (e->kind == Expr::Cast)
+      return mkCast(e->text, scaleAlloc(e->ops[0]), e->type, e->ptrDepth);
+    if (e->text == "malloc")
+      return mkCall("malloc", {mkBinary("*", mkVar(Rv), e->ops[0])},
+                    e->type, e->ptrDepth);
+    if (e->text == "calloc")
+      return mkCall("calloc", {mkBinary("*", mkVar(Rv), e->ops[0]), e->ops[1]},
+                    e->type, e->ptrDepth);
+    fail(e->loc, "'" + e->text + "' of an array with per-replica values; "
+                 "allocate it once with malloc or calloc");
+    return e;
+  }
+
+  void pointerAssign(Stmt &s) {
+    Var *v = s.kind == Stmt::Decl ? s.var : s.lhs->var;
+    if (!s.rhs) {
+      if (!v->type.dims.empty() && dataRep(v))
+        fixedArray(s);
+      return;
+    }
+    if (readsRep(s.rhs)) {
+      fail(s.loc, "pointer '" + v->userName +
+                      "' is chosen by per-replica values; replicas share "
+                      "their pointers");
+      return;
+    }
+    if (!dataRep(v))
+      return;
+    if (isAllocCall(s.rhs))
+      s.rhs = scaleAlloc(s.rhs);
+    else
+      s.rhs = scalePointer(s.rhs);
+  }
+
+  /// `double a[N]` holding per-replica values becomes R*N elements.
+  std::vector<Var *> fixedArrays;
+  void fixedArray(Stmt &s) {
+    Var *v = s.var;
+    if (v->type.dims.size() != 1) {
+      fail(s.loc, "per-replica array '" + v->userName +
+                      "' has more than one dimension; use a one-dimensional "
+                      "array with computed indices");
+      return;
+    }
+    std::string n = v->type.dims[0];
+    v->type.dims.clear();
+    v->type.ptrDepth = 1;
+    if (v->type.base.rfind("const ", 0) == 0)
+      v->type.base = v->type.base.substr(6);
+    s.rhs = mkCall("malloc",
+                   {mkBinary("*", mkBinary("*", mkVar(Rv), mkOpaque("(" + n + ")", {}, Scalar::Int)),
+                             mkOpaque("sizeof(" + v->type.elemName() + ")", {},
+                                      Scalar::Int))},
+                   v->type.elem, 1);
+    fixedArrays.push_back(v);
+  }
+
+  void batchComm(Stmt &s) {
+    const CommRule *rule = s.comm.rule;
+    if (!rule)
+      return;
+    std::set<int> counts;
+    bool any = false;
+    for (size_t k = 0; k < rule->args.size() && k < s.comm.args.size(); ++k) {
+      const CommArg &a = rule->args[k];
+      if (a.role != CommArg::Buffer)
+        continue;
+      ExprP &e = s.comm.args[k];
+      if (!bufferRep(e))
+        continue;
+      any = true;
+      if (e->kind == Expr::AddrOf && e->ops[0]->kind == Expr::VarRef &&
+          e->ops[0]->ptrDepth == 0)
+        e = mkVar(e->ops[0]->var); // now an array of R
+      else
+        e = scalePointer(e);
+      int c = rule->argIndex(a.count);
+      if (c >= 0)
+        counts.insert(c);
+    }
+    if (!any)
+      return;
+    for (int c : counts) {
+      ExprP &e = s.comm.args[c];
+      if (e->ptrDepth > 0) {
+        fail(s.loc, "'" + s.comm.name +
+                        "' takes arrays of counts; in a function with "
+                        "replicas(...) use the collective without the 'v'");
+        return;
+      }
+      e = mkBinary("*", mkVar(Rv), e);
+    }
+  }
+
+  Var *valVar = nullptr;
+  std::map<Var *, Var *> paramCopy; // per-replica pointer param -> local
+
+  ExprP rw(const ExprP &e, Var *r) {
+    if (!e)
+      return e;
+    switch (e->kind) {
+    case Expr::VarRef:
+      if (expanded.count(e->var) && e->ptrDepth == 0)
+        return mkIndex(mkVar(e->var), mkVar(r));
+      if (e->ptrDepth > 0 && dataRep(e->var))
+        fail(e->loc, "per-replica array '" + e->var->userName +
+                         "' is passed to '" + currentCall +
+                         "', which cannot see the replicas; only its elements "
+                         "can be used here");
+      return e;
+    case Expr::Index: {
+      Var *b = baseVar(e->ops[0]);
+      if (e->ptrDepth == 0 && dataRep(b)) {
+        ExprP base = e->ops[0], idx = rw(e->ops[1], r);
+        if (base->kind == Expr::Binary && base->ptrDepth > 0 &&
+            base->text == "+" && base->ops[0]->ptrDepth > 0) {
+          idx = mkBinary("+", base->ops[1], idx);
+          base = base->ops[0];
+        }
+        if (base->kind != Expr::VarRef) {
+          fail(e->loc, "this access to per-replica array '" + b->userName +
+                           "' is not a plain index; write " + b->userName +
+                           "[i]");
+          return e;
+        }
+        return mkIndex(base, mkBinary("+", times(idx), mkVar(r)));
+      }
+      break;
+    }
+    case Expr::Unary:
+      if (e->text == "*" && e->ptrDepth == 0 && dataRep(baseVar(e->ops[0]))) {
+        ExprP p = e->ops[0], idx = mkInt(0);
+        if (p->kind == Expr::Binary && p->text == "+" && p->ops[0]->ptrDepth > 0) {
+          idx = rw(p->ops[1], r);
+          p = p->ops[0];
+        }
+        if (p->kind != Expr::VarRef) {
+          fail(e->loc, "this access to a per-replica array is not a plain "
+                       "index");
+          return e;
+        }
+        return mkIndex(p, mkBinary("+", times(idx), mkVar(r)));
+      }
+      break;
+    case Expr::Opaque:
+      for (Var *v : e->vars)
+        if (expanded.count(v) || dataRep(v))
+          fail(e->loc, "'" + e->text + "' reads per-replica '" + v->userName +
+                           "' in a form the replicas transformation cannot "
+                           "follow (a struct field, a macro with side "
+                           "effects); use a plain variable");
+      return e;
+    case Expr::Call: {
+      std::string saved = currentCall;
+      currentCall = e->text;
+      auto c = std::make_shared<Expr>(*e);
+      for (ExprP &o : c->ops)
+        o = rw(o, r);
+      currentCall = saved;
+      return c;
+    }
+    case Expr::AddrOf:
+      if (dataRep(baseVar(e)) || (e->ops[0]->kind == Expr::VarRef &&
+                                  expanded.count(e->ops[0]->var)))
+        fail(e->loc, "the address of per-replica data is passed to '" +
+                         currentCall + "', which cannot see the replicas");
+      return e;
+    default:
+      break;
+    }
+    if (e->ops.empty())
+      return e;
+    auto c = std::make_shared<Expr>(*e);
+    for (ExprP &o : c->ops)
+      o = rw(o, r);
+    return c;
+  }
+  std::string currentCall = "a function";
+
+  void rwStmt(StmtP &s, Var *r) {
+    switch (s->kind) {
+    case Stmt::Decl:
+      if (expanded.count(s->var)) {
+        if (!s->rhs) {
+          s = mkComment(s->var->userName + ": one value per replica, " +
+                        s->var->userName + "[r]");
+          return;
+        }
+        StmtP a = mkAssign(mkIndex(mkVar(s->var), mkVar(r)), "=", rw(s->rhs, r));
+        a->loc = s->loc;
+        s = a;
+        return;
+      }
+      s->rhs = rw(s->rhs, r);
+      return;
+    case Stmt::Assign:
+    case Stmt::ExprStmt:
+    case Stmt::Return:
+      if (s->lhs && s->lhs->kind == Expr::Index && s->lhs->ops[0]->kind == Expr::VarRef &&
+          s->lhs->ops[0]->var == valVar) {
+        s->lhs = mkIndex(mkVar(valVar), mkVar(r));
+        s->rhs = rw(s->rhs, r);
+        return;
+      }
+      s->lhs = rw(s->lhs, r);
+      s->rhs = rw(s->rhs, r);
+      return;
+    default:
+      break;
+    }
+    s->cond = rw(s->cond, r);
+    if (s->init)
+      rwStmt(s->init, r);
+    if (s->step)
+      rwStmt(s->step, r);
+    for (StmtP &x : s->body)
+      rwStmt(x, r);
+    for (StmtP &x : s->elseBody)
+      rwStmt(x, r);
+  }
+
+  /// Which per-replica scalars each replica loop references, and which are
+  /// referenced outside every replica loop.
+  void collectUses() {
+    std::set<Stmt *> regionSet(regions.begin(), regions.end());
+    std::function<void(const Stmt &, int)> st = [&](const Stmt &s, int reg) {
+      auto note = [&](Var *v) {
+        if (!repVal.count(v))
+          return;
+        if (reg < 0)
+          usedOutside.insert(v);
+        else
+          regionsOf[v].insert(reg);
+      };
+      auto expr = [&](const ExprP &e) {
+        std::set<Var *> vs;
+        if (e)
+          collectVars(e, vs);
+        for (Var *v : vs)
+          note(v);
+      };
+      int here = reg;
+      if (regionSet.count(const_cast<Stmt *>(&s)))
+        for (size_t k = 0; k < regions.size(); ++k)
+          if (regions[k] == &s)
+            here = (int)k;
+      if (s.kind == Stmt::Decl && (s.rhs || here >= 0))
+        note(s.var);
+      expr(s.lhs);
+      expr(s.rhs);
+      expr(s.cond);
+      for (const ExprP &a : s.comm.args)
+        expr(a);
+      if (s.init)
+        st(*s.init, here);
+      if (s.step)
+        st(*s.step, here);
+      for (const StmtP &x : s.body)
+        st(*x, here);
+      for (const StmtP &x : s.elseBody)
+        st(*x, here);
+    };
+    for (const StmtP &s : F.body)
+      st(*s, -1);
+  }
+
+  bool setUp();
+  Block prologueStmts, epilogueStmts;
+  std::vector<Var *> regionVars;        // the counter of each replica loop
+  std::vector<Stmt *> comms, pointers;  // rewritten after pass 1
+
+  ExprP renameExpr(const ExprP &e, Var *from, Var *to) {
+    if (!e)
+      return e;
+    if (e->kind == Expr::VarRef && e->var == from)
+      return mkVar(to);
+    auto c = std::make_shared<Expr>(*e);
+    for (Var *&v : c->vars)
+      if (v == from)
+        v = to;
+    for (ExprP &o : c->ops)
+      o = renameExpr(o, from, to);
+    return c;
+  }
+  void renameStmt(Stmt &s, Var *from, Var *to) {
+    if (s.var == from)
+      s.var = to;
+    s.lhs = renameExpr(s.lhs, from, to);
+    s.rhs = renameExpr(s.rhs, from, to);
+    s.cond = renameExpr(s.cond, from, to);
+    for (ExprP &a : s.comm.args)
+      a = renameExpr(a, from, to);
+    if (s.init)
+      renameStmt(*s.init, from, to);
+    if (s.step)
+      renameStmt(*s.step, from, to);
+    for (StmtP &x : s.body)
+      renameStmt(*x, from, to);
+    for (StmtP &x : s.elseBody)
+      renameStmt(*x, from, to);
+  }
+  void renameInBody(Var *from, Var *to) {
+    for (StmtP &s : F.body)
+      renameStmt(*s, from, to);
+  }
+
+  /// Declarations (without a value) of per-replica scalars stored as [R]
+  /// disappear: their storage is allocated at the top.
+  void dropDecls(Block &b) {
+    for (StmtP &s : b) {
+      if (s->kind == Stmt::Decl && !s->rhs && expanded.count(s->var)) {
+        s = mkComment(s->var->userName + ": one value per replica, " +
+                      s->var->userName + "[" + replicaName + "]");
+        continue;
+      }
+      dropDecls(s->body);
+      dropDecls(s->elseBody);
+    }
+  }
+};
+
+bool Batcher::setUp() {
+  auto named = [](const std::vector<std::pair<std::string,
+                                              clang::SourceLocation>> &l,
+                  const std::string &n) {
+    for (const auto &x : l)
+      if (x.first == n)
+        return true;
+    return false;
+  };
+  std::set<std::string> names;
+  for (auto &v : F.vars)
+    names.insert(v->userName);
+  while (names.count(replicaName))
+    replicaName = replicaName == "r" ? "rep" : "mpiad_" + replicaName;
+
+  // The replica count, first parameter, equal on all ranks.
+  CType it;
+  it.elem = Scalar::Int;
+  it.base = "int";
+  std::string rn = "R";
+  while (names.count(rn))
+    rn = "mpiad_" + rn;
+  Rv = F.newVar(rn, it, Var::Param);
+  Rv->loc = F.loc;
+  F.params.insert(F.params.begin(), Rv);
+  ann.replicated.push_back({rn, ann.loc});
+
+  Block prologue, epilogue;
+  auto loopOver = [&](Var *counter, ExprP hi, Block body) {
+    auto loop = std::make_shared<Stmt>();
+    loop->kind = Stmt::For;
+    loop->loc = F.loc;
+    loop->init = mkDecl(counter, mkInt(0));
+    loop->cond = mkBinary("<", mkVar(counter), hi);
+    loop->step = mkAssign(mkVar(counter), "+=", mkInt(1));
+    loop->body = std::move(body);
+    return loop;
+  };
+  auto counter = [&](const std::string &n) {
+    Var *c = F.newVar(n, it, Var::Local);
+    c->declaredInForInit = true;
+    return c;
+  };
+
+  for (const auto &[name, loc] : ann.replicas) {
+    Var *p = nullptr;
+    for (Var *q : F.params)
+      if (q->userName == name)
+        p = q;
+    if (!p) {
+      diag.error(loc, "'" + name + "' in replicas(...) is not a parameter of '" +
+                          F.name + "'");
+      return false;
+    }
+    if (p->type.ptrDepth == 0 && p->type.dims.empty()) {
+      if (!p->type.isFloatingElem() && p->type.elem != Scalar::Int) {
+        diag.error(loc, "'" + name + "' in replicas(...) must be a number or "
+                                     "a pointer to float or double");
+        return false;
+      }
+      // A scalar per replica: the parameter becomes an array of R, copied
+      // into a local array of R.
+      CType pt = p->type;
+      pt.ptrDepth = 1;
+      pt.isConst = true;
+      pt.base = "const " + p->type.elemName();
+      if (p->type.elem == Scalar::Int)
+        pt.base = "const int";
+      Var *copy = F.newVar(p->userName, p->type, Var::Local);
+      copy->loc = p->loc;
+      p->type = pt;
+      p->name = p->userName; // unchanged name in the signature
+      copy->name = copy->userName = p->userName + "_rep";
+      // Every use of the parameter now reads the copy.
+      renameInBody(p, copy);
+      repVal.insert(copy);
+      expanded.insert(copy);
+      Var *k = counter(replicaName);
+      prologue.push_back(loopOver(
+          k, mkVar(Rv),
+          {mkAssign(mkIndex(mkVar(copy), mkVar(k)), "=",
+                    mkIndex(mkVar(p), mkVar(k)))}));
+      if (named(ann.replicated, name))
+        ann.replicatedLen[name] = rn;
+      continue;
+    }
+    if (p->type.ptrDepth != 1 || !p->type.dims.empty() ||
+        p->type.ptrToArray || !p->type.isFloatingElem()) {
+      diag.error(loc, "'" + name + "' in replicas(...) must be a number or a "
+                                   "pointer to float or double");
+      return false;
+    }
+    ExprP len;
+    auto li = ann.replicasLen.find(name);
+    if (li != ann.replicasLen.end()) {
+      len = mkOpaque("(" + li->second + ")", {}, Scalar::Int);
+    } else {
+      std::string why;
+      clang::SourceLocation where;
+      len = inferLength(F, p, why, fe, &where);
+      if (!len) {
+        diag.error(loc, "cannot infer the length of per-replica array '" +
+                            name + "'" +
+                            (why.empty() ? "" : " (from '" + why + "')") +
+                            "; write replicas(" + name + "[LENGTH])");
+        if (where.isValid())
+          diag.note(where, "the extent of this use cannot be bounded by loop "
+                           "counters and unchanged parameters");
+        return false;
+      }
+    }
+    // The local copy in replica-innermost layout.
+    CType ct = p->type;
+    ct.isConst = false;
+    ct.base = p->type.elemName();
+    Var *copy = F.newVar(p->userName + "_rep", ct, Var::Local);
+    copy->loc = p->loc;
+    renameInBody(p, copy);
+    repData.insert(copy);
+    paramCopy[p] = copy;
+    ExprP bytes = mkBinary("*", mkBinary("*", mkVar(Rv), len),
+                           mkOpaque("sizeof(" + ct.base + ")", {}, Scalar::Int));
+    StmtP d = mkDecl(copy, mkCall("malloc", {bytes}, ct.elem, 1));
+    d->loc = p->loc;
+    prologue.push_back(d);
+    Var *r = counter(replicaName), *k = counter("k");
+    ExprP inner = mkBinary("+", mkBinary("*", mkVar(k), mkVar(Rv)), mkVar(r));
+    ExprP outer = mkBinary("+", mkBinary("*", mkVar(r), len), mkVar(k));
+    prologue.push_back(loopOver(
+        r, mkVar(Rv),
+        {loopOver(k, len, {mkAssign(mkIndex(mkVar(copy), inner), "=",
+                                    mkIndex(mkVar(p), outer))})}));
+    if (named(ann.outputs, name)) {
+      Var *r2 = counter(replicaName), *k2 = counter("k");
+      ExprP in2 = mkBinary("+", mkBinary("*", mkVar(k2), mkVar(Rv)), mkVar(r2));
+      ExprP out2 = mkBinary("+", mkBinary("*", mkVar(r2), len), mkVar(k2));
+      epilogue.push_back(loopOver(
+          r2, mkVar(Rv),
+          {loopOver(k2, len, {mkAssign(mkIndex(mkVar(p), out2), "=",
+                                       mkIndex(mkVar(copy), in2))})}));
+    }
+    epilogue.push_back(mkExprStmt(mkCall("free", {mkVar(copy)}, Scalar::Void)));
+    if (named(ann.replicated, name)) {
+      ann.replicatedLen[name] = rn + " * (" + printExpr(len) + ")";
+      ann.replicatedLenNames[name].push_back({rn, ann.loc});
+    }
+  }
+
+  // The return value becomes the output F_val[R].
+  bool retOut = ann.outputs.empty();
+  for (auto &o : ann.outputs)
+    if (o.first == "return")
+      retOut = true;
+  if (F.ret.elem != Scalar::Void && F.ret.ptrDepth == 0 && retOut) {
+    CType vt = F.ret;
+    vt.ptrDepth = 1;
+    vt.isConst = false;
+    vt.base = F.ret.elemName();
+    std::string vn = F.name + "_val";
+    while (names.count(vn))
+      vn = "mpiad_" + vn;
+    valVar = F.newVar(vn, vt, Var::Param);
+    valVar->loc = F.loc;
+    F.params.push_back(valVar);
+    std::vector<std::pair<std::string, clang::SourceLocation>> outs;
+    for (auto &o : ann.outputs)
+      if (o.first != "return")
+        outs.push_back(o);
+    outs.push_back({vn, ann.loc});
+    ann.outputs = outs;
+    F.ret = CType();
+    F.ret.elem = Scalar::Void;
+    F.ret.base = "void";
+    F.retVar = nullptr;
+  }
+
+  prologueStmts = std::move(prologue);
+  epilogueStmts = std::move(epilogue);
+  return true;
+}
+
+} // namespace
+
+namespace {
+
+bool Batcher::run() {
+  // Loops are recognised for length inference (normalization comes later).
+  walk(F.body, [&](Stmt &s, const WalkCtx &) {
+    if (s.kind == Stmt::For)
+      markCanonicalLoop(s, fe);
+  });
+  if (!setUp())
+    return false;
+  do {
+    changed = false;
+    flow(F.body, false);
+  } while (changed);
+
+  for (Var *p : F.params)
+    if (p != Rv && p != valVar && isPointerish(p) && dataRep(p)) {
+      fail(p->loc, "parameter '" + p->userName +
+                       "' holds per-replica values but is not named in "
+                       "replicas(...); name it there, so that it holds R "
+                       "copies back to back");
+      return false;
+    }
+  for (auto &v : F.vars)
+    if (v->kind == Var::Global && (repVal.count(v.get()) || dataRep(v.get()))) {
+      fail(v->loc, "global '" + v->userName +
+                       "' would hold per-replica values; use a local");
+      return false;
+    }
+  for (Var *v : repVal)
+    if (v->kind == Var::Param) {
+      fail(v->loc, "parameter '" + v->userName +
+                       "' is assigned per-replica values; copy it into a "
+                       "local variable first");
+      return false;
+    }
+
+  batchBlock(F.body, true);
+  if (failed)
+    return false;
+
+  // A per-replica scalar declared inside one replica loop and used only
+  // there stays a scalar; every other one is stored as [R].
+  collectUses();
+  for (Var *v : repVal) {
+    auto it = regionsOf.find(v);
+    bool local = it != regionsOf.end() && it->second.size() == 1 &&
+                 !usedOutside.count(v);
+    if (!local)
+      expanded.insert(v);
+  }
+  Block decls, frees;
+  for (Var *v : expanded) {
+    v->type.ptrDepth = 1;
+    v->type.dims.clear();
+    v->type.isConst = false;
+    v->type.base = v->type.elem == Scalar::Int ? "int" : v->type.elemName();
+    v->declaredInForInit = false;
+    StmtP d = mkDecl(
+        v, mkCall("malloc",
+                  {mkBinary("*", mkVar(Rv),
+                            mkOpaque("sizeof(" + v->type.base + ")", {},
+                                     Scalar::Int))},
+                  v->type.elem, 1));
+    d->loc = v->loc;
+    decls.push_back(d);
+    frees.push_back(mkExprStmt(mkCall("free", {mkVar(v)}, Scalar::Void)));
+  }
+  dropDecls(F.body);
+  for (Stmt *s : pointers)
+    pointerAssign(*s);
+  for (Stmt *s : comms)
+    batchComm(*s);
+  for (size_t k = 0; k < regions.size(); ++k)
+    for (StmtP &x : regions[k]->body)
+      rwStmt(x, regionVars[k]);
+  if (failed)
+    return false;
+  for (Var *v : fixedArrays)
+    frees.push_back(mkExprStmt(mkCall("free", {mkVar(v)}, Scalar::Void)));
+
+  Block body = std::move(decls);
+  for (StmtP &s : prologueStmts)
+    body.push_back(s);
+  for (StmtP &s : F.body)
+    body.push_back(s);
+  for (StmtP &s : epilogueStmts)
+    body.push_back(s);
+  for (StmtP &s : frees)
+    body.push_back(s);
+  F.body = std::move(body);
+  return true;
+}
+
+} // namespace
+
+bool batchReplicas(Function &F, Annotation &ann, Frontend &fe, Diag &diag) {
+  return Batcher(F, ann, fe, diag).run();
+}
+
+std::string batchedComment(const Function &F, const Annotation &ann,
+                           const Annotation &user, const std::string &kind,
+                           const std::string &name) {
+  auto list = [](const std::vector<std::pair<std::string,
+                                             clang::SourceLocation>> &l) {
+    std::string t;
+    for (const auto &x : l)
+      t += (t.empty() ? "" : ", ") + x.first;
+    return t.empty() ? std::string("(none)") : t;
+  };
+  std::string r = F.params.empty() ? "R" : F.params.front()->name;
+  std::string c;
+  c += "/*\n * mpiad: " + kind + " of " + F.name.substr(0) + " for " + r +
+       " independent replicas (" + name + "), semantics(" +
+       (ann.perRank ? "per_rank" : "global") + ")\n";
+  c += " *   replicas:     " + list(user.replicas) +
+       ": replica r of an array p is p + r * (its length), of a scalar s is "
+       "s[r]; its shadows likewise\n";
+  c += " *   independents: " + list(ann.wrt) + "\n";
+  c += " *   dependents:   " + list(ann.outputs) + " (one per replica)\n";
+  c += " *   replicated:   " + list(ann.replicated) + "\n";
+  c += " *   varying:      " + list(ann.varying) + "\n";
+  c += " * Each communication call runs once for all replicas (its counts "
+       "times " + r + ").\n";
+  c += " * No replica reads another replica's values: inside, element k of "
+       "replica r is\n * stored at [k * " + r + " + r], and each loop over "
+       "replicas touches its own r only.\n */\n";
+  return c;
+}
+
+} // namespace mpiad
