@@ -558,24 +558,36 @@ bool prepare(Module &M, Function &F, Request &R) {
 } // namespace
 
 bool Module::generateForward(const clang::FunctionDecl *fd,
-                             const Annotation &ann, Generated &out) {
+                             const Annotation &annIn, Generated &out) {
   std::unique_ptr<Function> owned = fe_.lowerCopy(fd);
   if (!owned)
     return false;
   Function &F = *owned;
   Request R;
   R.fn = &F;
-  R.ann = ann;
+  R.ann = annIn;
   R.topLevel = true;
-  R.outName = ann.name.empty() ? F.name + "_d" : ann.name;
+  R.outName = annIn.name.empty() ? F.name + "_d" : annIn.name;
+  if (annIn.batched)
+    R.outName += "v"; // F_dv: the tangent of R replicas (Replicas.cpp)
   if (defined_.count(R.outName)) {
-    diag_.error(ann.loc, "'" + R.outName + "', the name of the generated "
-                         "tangent, is already defined in this file; choose "
-                         "another with name(...)");
+    diag_.error(annIn.loc, "'" + R.outName + "', the name of the generated "
+                           "tangent, is already defined in this file; choose "
+                           "another with name(...)");
     return false;
   }
   defined_.insert(R.outName);
-  if (!checkClauses(F, ann) || !prepare(*this, F, R))
+  if (!checkClauses(F, annIn))
+    return false;
+  if (annIn.batched) {
+    // Every array access must be visible to the batching: helpers called
+    // with pointers are inlined first.
+    inlineCommunicatingCallees(F, fe_, true);
+    if (!batchReplicas(F, R.ann, fe_, diag_))
+      return false;
+  }
+  const Annotation &ann = R.ann;
+  if (!prepare(*this, F, R))
     return false;
   ForwardGen G(*this, F, R);
   Block body = G.block(F.body);
@@ -652,6 +664,11 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
        << "\n *   " << sig << "\n"
        << " * Each p_d holds a direction on entry; outputs' _d receive the "
           "directional\n * derivative (per rank, like the values).\n */\n";
+  if (annIn.batched) {
+    head.str("");
+    head << batchedComment(F, ann, annIn, "tangent (forward mode)",
+                           R.outName);
+  }
   std::string kernels;
   if (cuda) {
     CudaLowering cl(diag_, R.outName, "tangent of " + F.name, false);

@@ -481,7 +481,14 @@ private:
   }
 
   // --- rewriting --------------------------------------------------------------
-  ExprP times(const ExprP &e) { return mkBinary("*", e, mkVar(Rv)); }
+  /// e * R, without the `0 * R` and `1 * R` of constant offsets.
+  ExprP times(const ExprP &e) {
+    if (isZeroLiteral(e))
+      return e;
+    if (isOneLiteral(e))
+      return mkVar(Rv);
+    return mkBinary("*", e, mkVar(Rv));
+  }
 
   /// `p + k` (shared pointer arithmetic on per-replica storage) becomes
   /// `p + k*R`; `&p[k]` becomes `&p[k*R]`.
@@ -599,7 +606,7 @@ private:
                         "replicas(...) use the collective without the 'v'");
         return;
       }
-      e = mkBinary("*", mkVar(Rv), e);
+      e = isOneLiteral(e) ? mkVar(Rv) : mkBinary("*", mkVar(Rv), e);
     }
   }
 
