@@ -1,0 +1,53 @@
+// Errors of replicas(...): what cannot be batched exactly is said at the
+// place, with what to write instead (tool/lib/Replicas.cpp).
+// RUN: not %mpiad-emit %s -o /dev/null 2>&1 | FileCheck %s --implicit-check-not error:
+#include <mpi.h>
+#include <stdlib.h>
+
+// CHECK: replicas.c:[[@LINE+1]]:56: error: 'q' in replicas(...) is not a parameter of 'a'
+#pragma mpiad differentiate wrt(w) varying(w) replicas(q)
+double a(const double *w) { return w[0]; }
+
+// CHECK: replicas.c:[[@LINE+2]]:56: error: cannot infer the length of per-replica array 'w' (from 'w[idx[0]]'); write replicas(w[LENGTH])
+// CHECK: replicas.c:[[@LINE+2]]:52: note: the extent of this use
+#pragma mpiad differentiate wrt(w) varying(w) replicas(w)
+double b(const double *w, const int *idx) { return w[idx[0]]; }
+
+// A loop whose condition depends on each replica's values cannot share messages.
+#pragma mpiad differentiate wrt(w) varying(w) replicas(w[1])
+double c(const double *w, MPI_Comm comm) {
+  double x = w[0], g = 1.0;
+  while (g > 0.5) {
+    x = x * 0.5;
+// CHECK: replicas.c:[[@LINE+1]]:5: error: replicas: 'MPI_Allreduce' runs under a condition that depends on per-replica values, so the replicas would need different messages; make the condition depend on shared values only
+    MPI_Allreduce(&x, &g, 1, MPI_DOUBLE, MPI_SUM, comm);
+  }
+  return g;
+}
+
+// An output that receives per-replica values must hold R copies.
+// CHECK: replicas.c:[[@LINE+2]]:33: error: replicas: parameter 'out' holds per-replica values but is not named in replicas(...); name it there, so that it holds R copies back to back
+#pragma mpiad differentiate wrt(w) output(out) varying(w) replicas(w[2])
+void d(const double *w, double *out) {
+  out[0] = w[0] * w[1];
+}
+
+// CHECK: replicas.c:[[@LINE+5]]:5: error: replicas: 'return' before the end of the function; in a function with replicas(...), assign the result and return at the end
+#pragma mpiad differentiate wrt(w) varying(w, n) replicas(w[2])
+double e(const double *w, int n) {
+  double s = w[0];
+  if (n > 3)
+    return s;
+  return s * w[1];
+}
+
+// CHECK: replicas.c:[[@LINE+5]]:3: error: replicas: 'MPI_Allgatherv' takes arrays of counts; in a function with replicas(...) use the collective without the 'v'
+#pragma mpiad differentiate wrt(w) varying(w) replicas(w[2])
+double f(const double *w, const int *counts, const int *displs, MPI_Comm comm) {
+  double s = w[0] * w[1];
+  double *all = malloc(64 * sizeof(double));
+  MPI_Allgatherv(&s, 1, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, comm);
+  double r0 = all[0];
+  free(all);
+  return r0;
+}
