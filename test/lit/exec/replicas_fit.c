@@ -18,7 +18,7 @@
 // GEN: No replica reads another replica's values
 // GEN: static void mpiad_loss_bv(int R, const double *w, double *w_b, const double *X, const double *y, int n, int d, MPI_Comm comm, double *loss_val, double *loss_val_b)
 // GEN: w_rep[k * R + r] = w[r * (d + 1) + k];
-// GEN: z[r] += X[i * d + j] * w_rep[j * R + r];
+// GEN: z += X[i * d + j] * w_rep[j * R + r];
 // GEN: MPI_Allreduce(MPI_IN_PLACE, l, R, MPI_DOUBLE, MPI_SUM, comm);
 // GEN: /* reverse sweep */
 // GEN-NOT: MPI_Allreduce
