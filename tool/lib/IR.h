@@ -68,6 +68,9 @@ struct Var {
   clang::SourceLocation loc;
   bool declaredInForInit = false; // `for (int i = ...)`: scoped to the loop
   bool userInactive = false;      // #pragma mpiad inactive(v)
+  // replicas(...): a per-replica scalar stored as an array of exactly
+  // `replicaCount` elements, one per replica (Replicas.cpp).
+  Var *replicaCount = nullptr;
 
   // Filled by the analyses.
   int aliasRoot = -1;       // alias class (pointer locals pointing into arrays)
@@ -270,6 +273,7 @@ struct Annotation {
   // transformation is applied after inlining, and the generated function is
   // a static core that the public F_bv wraps.
   bool batched = false;
+  std::set<std::string> replicaScalars; // scalars made arrays of R (set there)
   std::string name;
   bool perRank = false;
 };

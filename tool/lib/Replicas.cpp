@@ -371,79 +371,6 @@ private:
       checkWhole(*x, loops);
   }
 
-  /// Can a loop or branch with shared control run whole inside a replica
-  /// loop?  Then the per-replica scalars declared in it stay scalars (with
-  /// the tape of the unbatched function: an array element written in a loop
-  /// is recorded at every write).  It must not communicate, jump out of
-  /// itself, assign pointers, or write anything shared but the counters of
-  /// its own loops and the variables it declares: running it R times must
-  /// do what running it once did to shared data.
-  bool wrapWhole(const Stmt &s) {
-    if (containsComm(s))
-      return false;
-    std::set<Var *> declared, counters;
-    bool ok = true;
-    std::function<void(const Stmt &, int)> scan = [&](const Stmt &t,
-                                                      int loops) {
-      if (!ok)
-        return;
-      switch (t.kind) {
-      case Stmt::Return:
-        ok = false;
-        return;
-      case Stmt::Break:
-      case Stmt::Continue:
-        if (loops == 0)
-          ok = false;
-        return;
-      case Stmt::Decl:
-        if (isPointerish(t.var) && t.rhs)
-          ok = false;
-        declared.insert(t.var);
-        return;
-      case Stmt::Assign: {
-        if (pointerStmt(t)) {
-          ok = false;
-          return;
-        }
-        Var *v = baseVar(t.lhs);
-        if (!v || repVal.count(v) || dataRep(v) || declared.count(v) ||
-            counters.count(v))
-          return;
-        ok = false;
-        return;
-      }
-      case Stmt::For: {
-        Var *c = nullptr;
-        if (t.init && t.init->kind == Stmt::Decl)
-          c = t.init->var;
-        else if (t.init && t.init->kind == Stmt::Assign &&
-                 t.init->lhs->kind == Expr::VarRef)
-          c = t.init->lhs->var;
-        if (c) {
-          declared.insert(c); // a counter starts afresh on every run
-          counters.insert(c);
-        }
-        if (t.init && t.init->kind == Stmt::Decl)
-          scan(*t.init, loops);
-        if (t.step)
-          scan(*t.step, loops + 1);
-        break;
-      }
-      default:
-        break;
-      }
-      bool loop = t.kind == Stmt::For || t.kind == Stmt::While ||
-                  t.kind == Stmt::DoWhile;
-      for (const StmtP &x : t.body)
-        scan(*x, loops + (loop ? 1 : 0));
-      for (const StmtP &x : t.elseBody)
-        scan(*x, loops);
-    };
-    scan(s, 0);
-    return ok;
-  }
-
   Stmt *newRegion(Block &out, clang::SourceLocation loc) {
     CType it;
     it.elem = Scalar::Int;
@@ -525,7 +452,7 @@ private:
       bool compound = s->kind == Stmt::If || s->kind == Stmt::For ||
                       s->kind == Stmt::While || s->kind == Stmt::DoWhile ||
                       s->kind == Stmt::Compound;
-      if (compound && !controlRep(*s) && !wrapWhole(*s)) {
+      if (compound && !controlRep(*s)) {
         // Shared control: the loop or branch stays, batched inside.
         open = nullptr;
         if (s->kind == Stmt::For && s->init && touches(*s->init)) {
@@ -978,6 +905,7 @@ bool Batcher::setUp() {
       pt.base = "const " + p->type.elemName();
       if (p->type.elem == Scalar::Int)
         pt.base = "const int";
+      ann.replicaScalars.insert(name);
       Var *copy = F.newVar(p->userName, p->type, Var::Local);
       copy->loc = p->loc;
       p->type = pt;
@@ -1151,6 +1079,7 @@ bool Batcher::run() {
     v->type.isConst = false;
     v->type.base = v->type.elem == Scalar::Int ? "int" : v->type.elemName();
     v->declaredInForInit = false;
+    v->replicaCount = Rv;
     StmtP d = mkDecl(
         v, mkCall("malloc",
                   {mkBinary("*", mkVar(Rv),

@@ -2818,6 +2818,21 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
          " for R independent replicas.\n * " + bar + "[r] is replica r's "
          "seed, " + val->name + "[r] receives its value.\n */\n";
     w += wsig + " {\n";
+    // One replica: F_b itself, which computes the same in the same order.
+    {
+      std::string fb = batchedName.substr(0, batchedName.size() - 1);
+      std::string rn = Fref.params.front()->name;
+      w += "  if (" + rn + " == 1) {\n    " + val->name + "[0] = " + fb + "(";
+      bool first = true;
+      for (size_t i = 1; i < wa.size(); ++i) {
+        std::string a = wa[i];
+        if (ann.replicaScalars.count(a))
+          a += "[0]";
+        w += (first ? "" : ", ") + a;
+        first = false;
+      }
+      w += std::string(first ? "" : ", ") + bar + "[0]);\n    return;\n  }\n";
+    }
     w += "  double *" + seeds + " = " +
          printExpr(zeroedAlloc(mkVar(Fref.params.front()), "double",
                                batchedName, bar, comm)) +

@@ -21,6 +21,14 @@
 // of a stencil reads only the shadow pointers, so swapping buffers records
 // two pointers per step and no data.
 //
+// An array is one value, so a store into one element ends no live range,
+// with one exception: the loop over replicas of a batched function
+// (Replicas.cpp) that assigns `z[r] = ...` for every r of a per-replica
+// scalar stored as [R] replaces all of z, like a whole-value write.  Its
+// elements are recorded at that store when needed, and the stores into z
+// after it (`z[r] += ...` in the loops that follow) need no record for the
+// reads before it.
+//
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
 
@@ -165,6 +173,10 @@ private:
       Summary loop;
       loop.gen = loopGen(s);
       then(S, loop);
+      for (Var *z : replicaFill(s)) {
+        S.gen.data.erase(aliasRoot(f, z));
+        S.kill.data.insert(aliasRoot(f, z));
+      }
       if (s.checkpoint) {
         auto it = reads.find(&s);
         if (it != reads.end()) {
@@ -180,6 +192,47 @@ private:
     default:
       return Summary();
     }
+  }
+
+  /// The per-replica arrays a loop over replicas fills whole: `for (r = 0;
+  /// r < R; r++) { ... z[r] = e; ... }` with z stored as [R], the store
+  /// unconditional, and its reverse not reading z.
+  std::set<Var *> replicaFill(const Stmt &s) {
+    std::set<Var *> out;
+    if (s.kind != Stmt::For || s.loopStep != 1 || !s.loopVar ||
+        s.loopCmp != "<" || !s.loopLo || !isZeroLiteral(s.loopLo) ||
+        !s.loopHi || s.loopHi->kind != Expr::VarRef)
+      return out;
+    // Does the reverse of a statement in `b` from `from` on read z?  (Reads
+    // before the store are served by its record; one after it would read
+    // the new values, which later stores must then protect.)
+    std::function<bool(const Block &, size_t, Var *)> readLater =
+        [&](const Block &b, size_t from, Var *z) {
+          for (size_t k = from; k < b.size(); ++k) {
+            bool found = false;
+            walk({b[k]}, [&](Stmt &x, const WalkCtx &) {
+              auto it = reads.find(&x);
+              if (it != reads.end() && it->second.data.count(z))
+                found = true;
+            });
+            if (found)
+              return true;
+          }
+          return false;
+        };
+    for (size_t k = 0; k < s.body.size(); ++k) {
+      const StmtP &t = s.body[k];
+      if (t->kind != Stmt::Assign || t->op != "=" ||
+          t->lhs->kind != Expr::Index || t->lhs->ops[0]->kind != Expr::VarRef ||
+          t->lhs->ops[1]->kind != Expr::VarRef ||
+          t->lhs->ops[1]->var != s.loopVar)
+        continue;
+      Var *z = t->lhs->ops[0]->var;
+      if (z->replicaCount && z->replicaCount == s.loopHi->var &&
+          !readsItself(*t, z) && !readLater(s.body, k + 1, z))
+        out.insert(z);
+    }
+    return out;
   }
 
   /// The gen of a loop's body (and non-canonical step), computed once.
@@ -258,6 +311,8 @@ private:
         if (s.step && s.loopStep == 0)
           leaf(*s.step, r);
       }
+      for (Var *z : replicaFill(s))
+        R.data.erase(aliasRoot(f, z));
       // A checkpointed loop's reverse re-runs steps: it reads what the
       // body reads, at the loop.
       if (s.checkpoint) {

@@ -6,7 +6,9 @@
 // matches central differences of the primal (independent of the tool) and
 // loss_b on replica r.  Perturbing replica 1 leaves replicas 0 and 2 bitwise
 // unchanged.  loss_bv makes as many collective calls as one loss_b (R-fold
-// fewer than R calls of loss_b), and leaves the tape empty.
+// fewer than R calls of loss_b), records no more per replica than loss_b
+// (z[r] once per sample, when the loop over replicas refills it, not at each
+// `z[r] +=`), and leaves the tape empty.  R = 1 gives loss_b's results.
 // RUN: %mpiad-cc %s %S/../Inputs/pmpi_count.c -I%S/../Inputs -lm -o %t
 // RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 2 %t | FileCheck %s --implicit-check-not=FAIL
@@ -18,7 +20,10 @@
 // GEN: No replica reads another replica's values
 // GEN: static void mpiad_loss_bv(int R, const double *w, double *w_b, const double *X, const double *y, int n, int d, MPI_Comm comm, double *loss_val, double *loss_val_b)
 // GEN: w_rep[k * R + r] = w[r * (d + 1) + k];
-// GEN: z += X[i * d + j] * w_rep[j * R + r];
+// GEN: mpiad_push_f64(z[r]);
+// GEN-NEXT: z[r] = w_rep[d * R + r];
+// GEN-NOT: mpiad_push
+// GEN: z[r] += X[i * d + j] * w_rep[j * R + r];
 // GEN: MPI_Allreduce(MPI_IN_PLACE, l, R, MPI_DOUBLE, MPI_SUM, comm);
 // GEN: /* reverse sweep */
 // GEN-NOT: MPI_Allreduce
@@ -108,6 +113,29 @@ int main(int argc, char **argv) {
     snprintf(label, sizeof label, "replica %d: value = loss_b's", r);
     hx_check(label, val[r], v, 1e-13, 1e-300);
   }
+
+  /* The tape: loss_bv records what R calls of loss_b record, no more. */
+  mpiad_tape_reset_peak();
+  double wb3[NR * LW];
+  memset(wb3, 0, sizeof wb3);
+  loss_bv(NR, w, wb3, X, y, NL, D, comm, bar, val);
+  double peak_bv = (double)mpiad_tape_peak_bytes();
+  mpiad_tape_reset_peak();
+  loss_b(w, g1, X, y, NL, D, comm, 1.0);
+  double peak_b = (double)mpiad_tape_peak_bytes();
+  hx_check_each("tape of loss_bv <= R x tape of loss_b (+ 64 bytes of pointers)",
+                peak_bv <= NR * peak_b + 64 ? 1.0 : 0.0, 1.0, 0.0, 1.0);
+
+  /* One replica: exactly loss_b. */
+  double v1, wb1[LW], g0[LW];
+  memset(wb1, 0, sizeof wb1);
+  memset(g0, 0, sizeof g0);
+  loss_bv(1, w, wb1, X, y, NL, D, comm, bar, &v1);
+  double v0 = loss_b(w, g0, X, y, NL, D, comm, bar[0]);
+  int same1 = v1 == v0;
+  for (int k = 0; k < LW; k++)
+    same1 &= wb1[k] == g0[k];
+  hx_check_each("R = 1: bitwise loss_b's value and gradient", same1, 1.0, 0.0, 1.0);
 
   /* Independence: change replica 1's weights and data; replicas 0 and 2
      must not move by a single bit. */
