@@ -418,6 +418,14 @@ private:
         }
         continue;
       }
+      if (s->kind == Stmt::Comm && p2pRep &&
+          (s->comm.name == "MPI_Get_count" ||
+           s->comm.name == "MPI_Get_elements")) {
+        fail(s->loc, "'" + s->comm.name + "' would count the elements of "
+                     "every replica, since each message carries all "
+                     "replicas; use the count you sent");
+        return;
+      }
       if (s->kind == Stmt::Decl && !s->rhs && !isPointerish(s->var)) {
         out.push_back(s); // dropped later if stored as [R]
         continue;

@@ -51,3 +51,15 @@ double f(const double *w, const int *counts, const int *displs, MPI_Comm comm) {
   free(all);
   return r0;
 }
+
+// The status of a message that carries every replica counts all of them.
+#pragma mpiad differentiate wrt(w) varying(w) replicas(w[1])
+double g(const double *w, int src, MPI_Comm comm) {
+  double v = w[0] * 2.0, got = 0.0;
+  MPI_Status st;
+  int cnt;
+  MPI_Sendrecv(&v, 1, MPI_DOUBLE, src, 0, &got, 1, MPI_DOUBLE, src, 0, comm, &st);
+// CHECK: replicas.c:[[@LINE+1]]:3: error: replicas: 'MPI_Get_count' would count the elements of every replica, since each message carries all replicas; use the count you sent
+  MPI_Get_count(&st, MPI_DOUBLE, &cnt);
+  return got * cnt;
+}
