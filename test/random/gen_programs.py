@@ -690,7 +690,7 @@ class Gen:
             self.emit("MPI_Comm %s = comm;" % comm)
         self.emit("%s(a, b, y, r, P, %s);" % (callee, comm))
 
-    def program(self):
+    def program(self, replicas=False):
         sem = self.rng.choice(["global", "per_rank"])
         self.body()
         out = []
@@ -712,9 +712,12 @@ class Gen:
         out.append("#define N %d" % self.n)
         out.append("#define MAXP 4")
         out.append("#define RG_SEED %d" % self.seed)
+        if replicas:
+            out.append("#define RG_REPLICAS 3")
         out.append("")
         out.extend(self.helpers)
-        out.append("#pragma mpiad differentiate wrt(x) output(y) varying(x) name(rg_f_b) semantics(%s)" % sem)
+        out.append("#pragma mpiad differentiate wrt(x) output(y) varying(x) name(rg_f_b) semantics(%s)%s"
+                   % (sem, " replicas(x[N], y[N])" if replicas else ""))
         out.append("void rg_f(const double *x, double *y, MPI_Comm comm) {")
         out.extend(self.lines)
         out.append("}")
@@ -818,6 +821,35 @@ static void rg_dot(unsigned long long seed) {
   hx_check(label, sum[2], sum[0], 1e-12, terms > 1e-300 ? terms : 1e-300);
 }
 
+#ifdef RG_REPLICAS
+/* replicas(x, y): rg_f_bv for RG_REPLICAS replicas at once must give, for
+ * each replica, what rg_f_b gives on that replica's input and seed. */
+static void rg_replicas(unsigned long long seed) {
+  enum { R = RG_REPLICAS };
+  int r = hx_rank_g;
+  double x[R * N], xb[R * N], y[R * N], yb[R * N], yb0[R * N];
+  hx_rand(x, R * N, seed, r, -1.0, 1.0);
+  hx_rand(yb0, R * N, seed + 1, r, -1.0, 1.0);
+  memcpy(yb, yb0, sizeof yb);
+  memset(xb, 0, sizeof xb);
+  rg_f_bv(R, x, xb, y, yb, MPI_COMM_WORLD);
+  hx_tape("rg_f_bv");
+  for (int k = 0; k < R; k++) {
+    double xb1[N], y1[N], yb1[N];
+    memset(xb1, 0, sizeof xb1);
+    memcpy(yb1, yb0 + k * N, sizeof yb1);
+    rg_f_b(x + k * N, xb1, y1, yb1, MPI_COMM_WORLD);
+    char label[96];
+    snprintf(label, sizeof label, "rg_%d: replica %d of rg_f_bv, outputs", RG_SEED, k);
+    hx_check_vec(label, y + k * N, y1, N, 1e-12, 1e-12);
+    snprintf(label, sizeof label, "rg_%d: replica %d of rg_f_bv, gradient", RG_SEED, k);
+    hx_check_vec(label, xb + k * N, xb1, N, 1e-12, 1e-12);
+    snprintf(label, sizeof label, "rg_%d: replica %d of rg_f_bv, seeds zeroed", RG_SEED, k);
+    hx_check_vec(label, yb + k * N, yb1, N, 0.0, 1e-300);
+  }
+}
+#endif
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_init(MPI_COMM_WORLD);
@@ -844,6 +876,9 @@ int main(int argc, char **argv) {
   /* the dot-product test, twice: a call must not meet messages of another */
   rg_dot(3000ULL + 10ULL * RG_SEED);
   rg_dot(5000ULL + 10ULL * RG_SEED);
+#ifdef RG_REPLICAS
+  rg_replicas(7000ULL + 10ULL * RG_SEED);
+#endif
   int rc = hx_finish();
   MPI_Finalize();
   return rc;
@@ -856,8 +891,9 @@ MAIN = MAIN.replace("#ifdef RG_PRIMAL_ONLY\n",
                     "#ifdef RG_PRIMAL_ONLY\nstatic double fabs_(double v) { return v < 0 ? -v : v; }\n", 1)
 
 
-def generate(seed):
-    return Gen(seed).program()
+def generate(seed, replicas=False):
+    """The program of `seed`; with `replicas`, also checks rg_f_bv."""
+    return Gen(seed).program(replicas)
 
 
 def main(argv=None):

@@ -10,6 +10,7 @@ COMPILE-FAIL per program), then a summary; exits 1 if anything did not pass.
   run_random.py --cc build/bin/mpiad-cc --seed 1 --count 240        the full run
   run_random.py --cc build/bin/mpiad-cc --seeds 3,17 --np 4 -v      reproduce
   run_random.py --primal-only --count 240                            primal with mpicc
+  run_random.py --cc build/bin/mpiad-cc --replicas --count 120      replicas(x, y) too
 
 --primal-only compiles with plain mpicc -DRG_PRIMAL_ONLY -DRG_SYNC_SENDS (the
 pragma is ignored; every MPI_Send/MPI_Isend becomes synchronous, so a program
@@ -116,6 +117,8 @@ def main(argv=None):
     ap.add_argument("--mpirun", default=DEFAULT_MPIRUN,
                     help="mpirun command line ending in -np (one string)")
     ap.add_argument("--cflags", default="-O1", help="compile flags, one string (write --cflags='-O2 -g')")
+    ap.add_argument("--replicas", action="store_true",
+                    help="add replicas(x, y) and check rg_f_bv against rg_f_b per replica")
     ap.add_argument("--verbose", "-v", action="store_true",
                     help="print the whole output of failing runs")
     args = ap.parse_args(argv)
@@ -137,7 +140,7 @@ def main(argv=None):
     # 1. generate
     for s in seeds:
         with open(os.path.join(wd, "rg_%d.c" % s), "w") as f:
-            f.write(gen_programs.generate(s))
+            f.write(gen_programs.generate(s, args.replicas))
 
     # 2. compile, in parallel
     def compile_one(s):

@@ -451,8 +451,10 @@ private:
         out.push_back(s);
         continue;
       }
-      if (s->kind == Stmt::ExprStmt && s->rhs && s->rhs->kind == Expr::Call &&
-          s->rhs->text == "free") {
+      if (s->kind == Stmt::ExprStmt && s->rhs &&
+          ((s->rhs->kind == Expr::Call && s->rhs->text == "free") ||
+           (s->rhs->kind == Expr::Cast && s->rhs->text == "void"))) {
+        // free(p) and (void)v touch no values: they stay as written.
         open = nullptr;
         out.push_back(s);
         continue;
@@ -629,10 +631,12 @@ private:
       if (expanded.count(e->var) && e->ptrDepth == 0)
         return mkIndex(mkVar(e->var), mkVar(r));
       if (e->ptrDepth > 0 && dataRep(e->var))
-        fail(e->loc, "per-replica array '" + e->var->userName +
-                         "' is passed to '" + currentCall +
-                         "', which cannot see the replicas; only its elements "
-                         "can be used here");
+        fail(e->loc, "per-replica array '" + e->var->userName + "' is " +
+                         (currentCall.empty()
+                              ? std::string("used as a pointer here")
+                              : "passed to '" + currentCall +
+                                    "', which cannot see the replicas") +
+                         "; only its elements can be used here");
       return e;
     case Expr::Index: {
       Var *b = baseVar(e->ops[0]);
@@ -688,8 +692,11 @@ private:
     case Expr::AddrOf:
       if (dataRep(baseVar(e)) || (e->ops[0]->kind == Expr::VarRef &&
                                   expanded.count(e->ops[0]->var)))
-        fail(e->loc, "the address of per-replica data is passed to '" +
-                         currentCall + "', which cannot see the replicas");
+        fail(e->loc, "the address of per-replica data is " +
+                         (currentCall.empty()
+                              ? std::string("taken here")
+                              : "passed to '" + currentCall + "'") +
+                         ", which cannot see the replicas; use its elements");
       return e;
     default:
       break;
@@ -701,7 +708,7 @@ private:
       o = rw(o, r);
     return c;
   }
-  std::string currentCall = "a function";
+  std::string currentCall; // the call whose arguments rw is rewriting
 
   void rwStmt(StmtP &s, Var *r) {
     switch (s->kind) {
