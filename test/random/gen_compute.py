@@ -1077,7 +1077,7 @@ class Prog:
         else:
             self.emit("return %s;" % e)
 
-    def text(self):
+    def text(self, replicas=False):
         self.gen_function()
         R = self.rng
         outs = "output(return%s%s)" % (", y" if self.has_y else "", ", z" if self.has_z else "")
@@ -1122,13 +1122,20 @@ class Prog:
         hdr.append("#define CF_N0 %d" % self.n0)
         hdr.append("#define CF_M0 %d" % self.m0)
         hdr.append("#define CF_SEED %dULL" % self.seed)
+        if replicas:
+            hdr.append("#define CF_REPLICAS 3")
+            hdr.append("#define CF_BV(R, x, xb, th, thb, s, sb, y, yb, z, zb, rb, val) cf_bv(R, x, xb, th, thb, s, sb%s%s, "
+                       "cf_n, CF_M0, MPI_COMM_WORLD, rb, val)" % (", y, yb" if y else "", ", z, zb" if z else ""))
         hdr.append("")
         for h in ["gsum", "gmsq", "gsum_inplace"]:  # gmsq calls gsum: after it
             if h in self.comm_helpers:
                 hdr.extend(COMM_HELPERS[h])
         hdr.extend(self.callee_text)
-        hdr.append("#pragma mpiad differentiate reverse %s %s replicated(%s) varying(%s)%s name(cf_b)"
-                   % (wrt, outs, ", ".join(rep), ", ".join(var), sem))
+        reps = ""
+        if replicas:
+            reps = " replicas(x[n], th[4], s%s%s)" % (", y[n]" if y else "", ", z[n]" if z else "")
+        hdr.append("#pragma mpiad differentiate reverse %s %s replicated(%s) varying(%s)%s name(cf_b)%s"
+                   % (wrt, outs, ", ".join(rep), ", ".join(var), sem, reps))
         hdr.append("#pragma mpiad differentiate forward %s %s name(cf_d)" % (wrt, outs))
         hdr.append("double cf(const double *x, const double *th, double s,%s int n, int m, MPI_Comm comm) {"
                    % yparam)
@@ -1390,6 +1397,72 @@ int main(int argc, char **argv) {
     }
   }
   cf_check("reverse vs central differences", ad, fd, fscale, rt);
+#ifdef CF_REPLICAS
+  /* replicas(x, th, s, y, z): cf_bv for CF_REPLICAS replicas (each its own
+   * point and seed) against cf_b on each replica */
+  {
+    enum { R = CF_REPLICAS };
+    int n = cf_n;
+    double X[R * NX_MAX], TH[R * 4], S[R], Y[R * NX_MAX] = {0}, YB[R * NX_MAX];
+    double Z[R * NX_MAX], ZB[R * NX_MAX], XB[R * NX_MAX] = {0}, THB[R * 4] = {0};
+    double SB[R] = {0}, BAR[R], VAL[R];
+    for (int k = 0; k < R; k++) {
+      for (int i = 0; i < n; i++) {
+        X[k * n + i] = cf_x[i] + 0.1 * k * cf_dx[i];
+        Z[k * n + i] = cf_z[i] + 0.1 * k * cf_dz[i];
+        YB[k * n + i] = cf_yb[i] * (1.0 + 0.5 * k);
+        ZB[k * n + i] = cf_zb[i] * (1.0 - 0.25 * k);
+      }
+      for (int i = 0; i < 4; i++)
+        TH[k * 4 + i] = cf_th[i] + 0.1 * k * cf_dth[i];
+      S[k] = cf_s + 0.1 * k * cf_ds;
+      BAR[k] = cf_rb * (1.0 + k);
+    }
+    double YB0[R * NX_MAX], Z0[R * NX_MAX], ZB0[R * NX_MAX]; /* cf_bv updates these */
+    for (int i = 0; i < R * n; i++) {
+      YB0[i] = YB[i];
+      Z0[i] = Z[i];
+      ZB0[i] = ZB[i];
+    }
+    CF_BV(R, X, XB, TH, THB, S, SB, Y, YB, Z, ZB, BAR, VAL);
+    cf_check("tape empty after cf_bv", cf_sum((double)mpiad_tape_bytes()), 0.0, 1.0, 0.0);
+    for (int k = 0; k < R; k++) {
+      double y1[NX_MAX] = {0}, yb1[NX_MAX], z1[NX_MAX], zb1[NX_MAX], xb1[NX_MAX] = {0};
+      double thb1[4] = {0}, sb1 = 0.0;
+      for (int i = 0; i < n; i++) {
+        yb1[i] = YB0[k * n + i];
+        z1[i] = Z0[k * n + i];
+        zb1[i] = ZB0[k * n + i];
+      }
+      double v = CF_B(X + k * n, xb1, TH + k * 4, thb1, S[k], &sb1, y1, yb1, z1, zb1, BAR[k]);
+      double worst = fabs(VAL[k] - v) / (fabs(v) + 1e-300), wscale = 0.0;
+      double got[3 * NX_MAX + 5], want[3 * NX_MAX + 5];
+      int m = 0;
+      for (int i = 0; i < n; i++) {
+        got[m] = XB[k * n + i]; want[m++] = xb1[i];
+#if !defined(CF_Y_RESTORED)
+        if (CF_HAS_Y) { got[m] = Y[k * n + i]; want[m++] = y1[i]; }
+#endif
+#if !defined(CF_Z_RESTORED)
+        if (CF_HAS_Z) { got[m] = Z[k * n + i]; want[m++] = z1[i]; }
+#endif
+        if (CF_HAS_Z) { got[m] = ZB[k * n + i]; want[m++] = zb1[i]; }
+      }
+      for (int i = 0; i < 4; i++) { got[m] = THB[k * 4 + i]; want[m++] = thb1[i]; }
+      got[m] = SB[k]; want[m++] = sb1;
+      for (int i = 0; i < m; i++)
+        wscale = fabs(want[i]) > wscale ? fabs(want[i]) : wscale;
+      for (int i = 0; i < m; i++) {
+        double e = fabs(got[i] - want[i]) / (wscale + 1e-300);
+        if (!(e <= worst))
+          worst = e;
+      }
+      char what[96];
+      snprintf(what, sizeof what, "replica %d of cf_bv against cf_b (worst rel. error)", k);
+      cf_check(what, worst, 0.0, 1.0, CF_FLOAT ? 1e-5 : 1e-11);
+    }
+  }
+#endif
   if (cf_rank == 0) {
     printf("%s\n", cf_fails ? "SOME CHECKS FAILED" : "ALL PASSED");
     fflush(stdout);
@@ -1421,8 +1494,9 @@ COMM_HELPERS = {
 }
 
 
-def generate(seed):
-    return Prog(seed).text()
+def generate(seed, replicas=False):
+    """The program of `seed`; with `replicas`, also checks cf_bv."""
+    return Prog(seed).text(replicas)
 
 
 def main(argv=None):

@@ -21,6 +21,8 @@ and the summary counts each.  Exit status 1 unless everything passed
   run_compute.py --cc build/bin/mpiad-cc --seed 1 --count 30        the CTest subset
   run_compute.py --cc build/bin/mpiad-cc --seed 1 --count 2000      the long run
   run_compute.py --cc build/bin/mpiad-cc --seeds 17 --np 1,2,3,4 -v reproduce one
+  run_compute.py --cc build/bin/mpiad-cc --replicas --allow-rejected --count 200
+                                                                    cf_bv too
 """
 
 import argparse
@@ -61,7 +63,7 @@ def one(seed, args, env, wd, mpirun, cflags):
         if os.path.exists(f):
             os.unlink(f)
     with open(src, "w") as f:
-        f.write(gen_compute.generate(seed))
+        f.write(gen_compute.generate(seed, args.replicas))
     st, rc, out, _ = run_limited([args.cc, "--emit-source", src, "-o", ad],
                                  args.compile_timeout, env)
     if st == "timeout":
@@ -138,6 +140,8 @@ def main(argv=None):
     ap.add_argument("--workdir", default="/tmp/mpiad-compute")
     ap.add_argument("--mpirun", default=DEFAULT_MPIRUN,
                     help="mpirun command line ending in -np (one string)")
+    ap.add_argument("--replicas", action="store_true",
+                    help="add replicas(x, th, s, y, z) and check cf_bv against cf_b per replica")
     ap.add_argument("--cflags", default="-O1", help="compile flags, one string")
     ap.add_argument("--allow-rejected", action="store_true",
                     help="REJECTED programs do not make the exit status 1")

@@ -32,7 +32,8 @@ struct Effect {
   std::set<Var *> data;
   std::set<Var *> reads;
   bool elementWrite = false; // writes part of an array
-  bool wholeWrite = false;   // a communication call (re)defines a bare buffer
+  bool wholeWrite = false;   // a communication call (re)defines a bare buffer,
+                             // or a Stmt::replicaFill store defines all of z
   bool pointerCopy = false;  // target is a pointer into data's storage
   const char *commResult = nullptr; // "replicated"/"varying" from a rule
   bool commSend = false; // data flows through communication (send buffer)
@@ -93,6 +94,10 @@ void inlineCommunicatingCallees(Function &f, Frontend &fe,
 /// replicas(...): turns F into its batched primal over R replicas and
 /// adjusts the annotation to match (Replicas.cpp).  False after an error.
 bool batchReplicas(Function &F, Annotation &ann, Frontend &fe, Diag &diag);
+/// `if (R < 1) return;`, first in a batched function: every loop over the
+/// replicas then runs at least once (Stmt::replicaLoop), as the analyses
+/// assume.
+StmtP noReplicasReturn(const Function &F);
 /// The header comment of a batched function: `kind` is "adjoint (reverse
 /// mode)" or "tangent (forward mode)", `user` the pragma as written.
 std::string batchedComment(const Function &F, const Annotation &ann,

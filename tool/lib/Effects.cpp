@@ -112,6 +112,7 @@ std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe) {
       callEffects(rhs, t);
       if (lhs->kind != Expr::VarRef && !out.empty()) {
         out.front().elementWrite = true;
+        out.front().wholeWrite = s.replicaFill;
         collectVars(lhs, out.front().reads);
       }
       break;
@@ -122,6 +123,8 @@ std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe) {
     collectVars(rhs, e.reads);
     if (lhs->kind != Expr::VarRef) {
       e.elementWrite = true;
+      // `z[r] = e` over all replicas (Stmt::replicaFill) defines all of z.
+      e.wholeWrite = s.replicaFill;
       std::set<Var *> idx;
       collectVars(lhs, idx);
       idx.erase(t);

@@ -583,7 +583,7 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
     // Every array access must be visible to the batching: helpers called
     // with pointers are inlined first.
     inlineCommunicatingCallees(F, fe_, true);
-    if (!batchReplicas(F, R.ann, fe_, diag_))
+    if (!normalize(F, fe_, diag_) || !batchReplicas(F, R.ann, fe_, diag_))
       return false;
   }
   const Annotation &ann = R.ann;
@@ -647,6 +647,8 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
   for (size_t i = 0; i < params.size(); ++i)
     sig += (i ? ", " : "") + params[i];
   sig += ")";
+  if (annIn.batched)
+    prologue.insert(prologue.begin(), noReplicasReturn(F));
   body.insert(body.begin(), prologue.begin(), prologue.end());
   Block all = body;
   append(all, epilogue);

@@ -235,6 +235,13 @@ struct Stmt {
   // `#pragma mpiad parallel` / `#pragma omp parallel for` on this for loop:
   // independent iterations (a kernel on the CUDA target).
   bool parallel = false;
+  // `z[r] = e` stored unconditionally in a loop over all replicas r of a
+  // per-replica scalar z stored as [R] (Replicas.cpp): the loop defines
+  // every element, so the analyses treat the store as a new value of z.
+  bool replicaFill = false;
+  // A loop over the replicas, `for (r = 0; r < R; r++)`: the batched
+  // function returns at once when R < 1, so it runs at least once.
+  bool replicaLoop = false;
 };
 
 StmtP mkAssign(ExprP lhs, const std::string &op, ExprP rhs);

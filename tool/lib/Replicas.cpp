@@ -87,8 +87,12 @@ private:
   std::vector<Stmt *> regions;      // the replica loops made
   std::map<Var *, std::set<int>> regionsOf; // per-replica var -> regions
   std::set<Var *> usedOutside;      // referenced outside any replica loop
+  std::map<Var *, int> declaredIn;  // declared inside this replica loop
 
+  clang::SourceLocation stmtLoc; // of the statement being rewritten
   void fail(clang::SourceLocation loc, const std::string &msg) {
+    if (!loc.isValid())
+      loc = stmtLoc.isValid() ? stmtLoc : F.loc;
     if (!failed)
       diag.error(loc, "replicas: " + msg);
     failed = true;
@@ -385,6 +389,7 @@ private:
     loop->cond = mkBinary("<", mkVar(r), mkVar(Rv));
     loop->step = mkAssign(mkVar(r), "+=", mkInt(1));
     loop->step->loc = loc;
+    loop->replicaLoop = true;
     out.push_back(loop);
     regions.push_back(loop.get());
     regionVars.push_back(r);
@@ -427,10 +432,21 @@ private:
         return;
       }
       if (s->kind == Stmt::Decl && !s->rhs && !isPointerish(s->var)) {
-        out.push_back(s); // dropped later if stored as [R]
+        // A per-replica scalar's declaration joins the replica loop that
+        // follows (a scalar declared and used in one loop stays a scalar);
+        // a shared one stays where it is.  Dropped later if stored as [R].
+        if (!repVal.count(s->var)) {
+          out.push_back(s);
+          continue;
+        }
+        if (!open)
+          open = newRegion(out, s->loc);
+        open->body.push_back(s);
         continue;
       }
-      if (!touches(*s) || s->kind == Stmt::Comment) {
+      bool toVal = s->kind == Stmt::Assign && s->lhs->kind == Expr::Index &&
+                   baseVar(s->lhs) == valVar && valVar;
+      if (!toVal && (!touches(*s) || s->kind == Stmt::Comment)) {
         if (s->kind != Stmt::Comment && s->kind != Stmt::Decl)
           open = nullptr;
         if (s->kind == Stmt::Break || s->kind == Stmt::Continue ||
@@ -541,11 +557,13 @@ private:
 
   void pointerAssign(Stmt &s) {
     Var *v = s.kind == Stmt::Decl ? s.var : s.lhs->var;
-    if (!s.rhs) {
-      if (!v->type.dims.empty() && dataRep(v))
+    if (s.kind == Stmt::Decl && !v->type.dims.empty()) {
+      if (dataRep(v))
         fixedArray(s);
       return;
     }
+    if (!s.rhs)
+      return;
     if (readsRep(s.rhs)) {
       fail(s.loc, "pointer '" + v->userName +
                       "' is chosen by per-replica values; replicas share "
@@ -571,17 +589,68 @@ private:
       return;
     }
     std::string n = v->type.dims[0];
+    std::string elem = v->type.elemName();
+    ExprP init = s.rhs; // a constant initialiser list, `{0.0, 1.0}`
     v->type.dims.clear();
     v->type.ptrDepth = 1;
     if (v->type.base.rfind("const ", 0) == 0)
       v->type.base = v->type.base.substr(6);
-    s.rhs = mkCall("malloc",
-                   {mkBinary("*", mkBinary("*", mkVar(Rv), mkOpaque("(" + n + ")", {}, Scalar::Int)),
-                             mkOpaque("sizeof(" + v->type.elemName() + ")", {},
-                                      Scalar::Int))},
-                   v->type.elem, 1);
+    // Allocated once at the top (the declaration may be in a loop), freed
+    // at the end.
+    StmtP alloc = mkDecl(
+        v, mkCall("malloc",
+                  {mkBinary("*",
+                            mkBinary("*", mkVar(Rv),
+                                     mkOpaque("(" + n + ")", {}, Scalar::Int)),
+                            mkOpaque("sizeof(" + elem + ")", {}, Scalar::Int))},
+                  v->type.elem, 1));
+    alloc->loc = s.loc;
+    fixedAllocs.push_back(alloc);
     fixedArrays.push_back(v);
+    if (!init) {
+      s = *mkComment(v->userName + ": " + n + " values per replica, " +
+                     v->userName + "[k * R + r]");
+      return;
+    }
+    if (init->kind != Expr::Opaque || !init->vars.empty()) {
+      fail(s.loc, "the initialiser of per-replica array '" + v->userName +
+                      "' is not a list of constants; assign its elements");
+      return;
+    }
+    // Each replica gets the initial values: v[k * R + r] = init[k].
+    CType it;
+    it.elem = Scalar::Int;
+    it.base = "int";
+    Var *k = F.newVar("mpiad_k", it, Var::Local);
+    k->declaredInForInit = true;
+    Var *r = F.newVar(replicaName, it, Var::Local);
+    r->declaredInForInit = true;
+    auto loop = [&](Var *c, ExprP hi, Block body) {
+      auto l = std::make_shared<Stmt>();
+      l->kind = Stmt::For;
+      l->loc = s.loc;
+      l->init = mkDecl(c, mkInt(0));
+      l->cond = mkBinary("<", mkVar(c), hi);
+      l->step = mkAssign(mkVar(c), "+=", mkInt(1));
+      l->body = std::move(body);
+      return l;
+    };
+    ExprP value = mkOpaque("((" + elem + "[" + n + "])" + init->text + ")[" +
+                               k->name + "]",
+                           {k}, v->type.elem);
+    StmtP fill = mkAssign(
+        mkIndex(mkVar(v), mkBinary("+", mkBinary("*", mkVar(k), mkVar(Rv)),
+                                   mkVar(r))),
+        "=", value);
+    fill->loc = s.loc;
+    clang::SourceLocation at = s.loc;
+    s = Stmt();
+    s.kind = Stmt::Compound;
+    s.loc = at;
+    s.body = {loop(k, mkOpaque("(" + n + ")", {}, Scalar::Int),
+                   {loop(r, mkVar(Rv), {fill})})};
   }
+  Block fixedAllocs; // the allocations of per-replica fixed arrays
 
   void batchComm(Stmt &s) {
     const CommRule *rule = s.comm.rule;
@@ -631,12 +700,17 @@ private:
       if (expanded.count(e->var) && e->ptrDepth == 0)
         return mkIndex(mkVar(e->var), mkVar(r));
       if (e->ptrDepth > 0 && dataRep(e->var))
-        fail(e->loc, "per-replica array '" + e->var->userName + "' is " +
-                         (currentCall.empty()
-                              ? std::string("used as a pointer here")
-                              : "passed to '" + currentCall +
-                                    "', which cannot see the replicas") +
-                         "; only its elements can be used here");
+        fail(e->loc,
+             "per-replica array '" + e->var->userName + "' is " +
+                 (currentCall.empty()
+                      ? std::string("used as a pointer here")
+                      : "passed to '" + currentCall +
+                            "', which cannot see the replicas") +
+                 "; only its elements can be used here" +
+                 (fe.callee(currentCall)
+                      ? " (a same-file helper is inlined, and then sees "
+                        "them, when it returns only at its end)"
+                      : ""));
       return e;
     case Expr::Index: {
       Var *b = baseVar(e->ops[0]);
@@ -711,6 +785,8 @@ private:
   std::string currentCall; // the call whose arguments rw is rewriting
 
   void rwStmt(StmtP &s, Var *r) {
+    if (s->loc.isValid())
+      stmtLoc = s->loc;
     switch (s->kind) {
     case Stmt::Decl:
       if (expanded.count(s->var)) {
@@ -779,6 +855,11 @@ private:
             here = (int)k;
       if (s.kind == Stmt::Decl && (s.rhs || here >= 0))
         note(s.var);
+      if (s.kind == Stmt::Decl && here >= 0)
+        declaredIn[s.var] = here;
+      if (s.kind == Stmt::For && s.init && s.init->kind == Stmt::Decl &&
+          here >= 0)
+        declaredIn[s.init->var] = here;
       expr(s.lhs);
       expr(s.rhs);
       expr(s.cond);
@@ -925,7 +1006,7 @@ bool Batcher::setUp() {
       copy->loc = p->loc;
       p->type = pt;
       p->name = p->userName; // unchanged name in the signature
-      copy->name = copy->userName = p->userName + "_rep";
+      copy->name = p->userName + "_rep"; // messages say the user's name
       // Every use of the parameter now reads the copy.
       renameInBody(p, copy);
       repVal.insert(copy);
@@ -969,6 +1050,7 @@ bool Batcher::setUp() {
     ct.isConst = false;
     ct.base = p->type.elemName();
     Var *copy = F.newVar(p->userName + "_rep", ct, Var::Local);
+    copy->userName = p->userName; // messages say the user's name
     copy->loc = p->loc;
     renameInBody(p, copy);
     repData.insert(copy);
@@ -1023,6 +1105,14 @@ bool Batcher::setUp() {
         outs.push_back(o);
     outs.push_back({vn, ann.loc});
     ann.outputs = outs;
+    // After normalization the function's value is in mpiad_ret: it goes
+    // to F_val[r] at the end.
+    if (F.retVar) {
+      StmtP a = mkAssign(mkIndex(mkVar(valVar), mkInt(0)), "=",
+                         mkVar(F.retVar));
+      a->loc = F.endLoc.isValid() ? F.endLoc : F.loc;
+      F.body.push_back(a);
+    }
     F.ret = CType();
     F.ret.elem = Scalar::Void;
     F.ret.base = "void";
@@ -1083,7 +1173,8 @@ bool Batcher::run() {
   for (Var *v : repVal) {
     auto it = regionsOf.find(v);
     bool local = it != regionsOf.end() && it->second.size() == 1 &&
-                 !usedOutside.count(v);
+                 !usedOutside.count(v) && declaredIn.count(v) &&
+                 declaredIn[v] == *it->second.begin();
     if (!local)
       expanded.insert(v);
   }
@@ -1111,12 +1202,23 @@ bool Batcher::run() {
   for (Stmt *s : comms)
     batchComm(*s);
   for (size_t k = 0; k < regions.size(); ++k)
-    for (StmtP &x : regions[k]->body)
+    for (StmtP &x : regions[k]->body) {
       rwStmt(x, regionVars[k]);
+      // An unconditional `z[r] = e` defines all of z over the loop.
+      if (x->kind == Stmt::Assign && x->op == "=" &&
+          x->lhs->kind == Expr::Index &&
+          x->lhs->ops[0]->kind == Expr::VarRef &&
+          expanded.count(x->lhs->ops[0]->var) &&
+          x->lhs->ops[1]->kind == Expr::VarRef &&
+          x->lhs->ops[1]->var == regionVars[k])
+        x->replicaFill = true;
+    }
   if (failed)
     return false;
   for (Var *v : fixedArrays)
     frees.push_back(mkExprStmt(mkCall("free", {mkVar(v)}, Scalar::Void)));
+  for (StmtP &a : fixedAllocs)
+    decls.push_back(a);
 
   Block body = std::move(decls);
   for (StmtP &s : prologueStmts)
@@ -1135,6 +1237,16 @@ bool Batcher::run() {
 
 bool batchReplicas(Function &F, Annotation &ann, Frontend &fe, Diag &diag) {
   return Batcher(F, ann, fe, diag).run();
+}
+
+StmtP noReplicasReturn(const Function &F) {
+  auto none = std::make_shared<Stmt>();
+  none->kind = Stmt::Return;
+  none->loc = F.loc;
+  StmtP guard =
+      mkIf(mkBinary("<", mkVar(F.params.front()), mkInt(1)), {none});
+  guard->loc = F.loc;
+  return guard;
 }
 
 std::string batchedComment(const Function &F, const Annotation &ann,

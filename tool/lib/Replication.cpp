@@ -311,8 +311,16 @@ private:
           break;
       }
       condUses(s, st);
-      control.pop_back();
       headState[&s] = {entryState, st};
+      // A loop over the replicas runs at least once: it is left after a
+      // walk of its body, so a store into every element (Stmt::replicaFill)
+      // replaces what came before the loop.
+      if (s.replicaLoop) {
+        block(s.body, st, control);
+        if (s.step)
+          leaf(*s.step, st, control);
+      }
+      control.pop_back();
       return;
     }
     case Stmt::Compound:

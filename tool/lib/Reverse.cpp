@@ -1994,9 +1994,12 @@ static bool runPipeline(Module &M, Function &F, Request &R,
                         std::unique_ptr<ReverseGen> &gen, Pair &sweeps) {
   Diag &diag = M.diag_;
   inlineCommunicatingCallees(F, M.fe_, R.ann.batched);
-  if (R.ann.batched && !batchReplicas(F, R.ann, M.fe_, diag))
-    return false;
   if (!normalize(F, M.fe_, diag))
+    return false;
+  // replicas(...): batched after normalization (its flags replace early
+  // returns, break and continue), normalized again for the loops it adds.
+  if (R.ann.batched && (!batchReplicas(F, R.ann, M.fe_, diag) ||
+                        !normalize(F, M.fe_, diag)))
     return false;
   analyzeActivity(F, R, M.fe_, diag);
   if (diag.hasErrors())
@@ -2590,6 +2593,8 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
   if (!R.perRank && !trial_)
     if (StmtP check = replicationCheck(F, ann, R, G.unique("mpiad_inputs")))
       prologue.insert(prologue.begin(), check);
+  if (annIn.batched)
+    prologue.insert(prologue.begin(), noReplicasReturn(F));
   std::string retType = retOut ? printType(F.ret) : "void";
   if (!retOut && F.ret.elem != Scalar::Void)
     retType = printType(F.ret);
@@ -2822,6 +2827,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
     {
       std::string fb = batchedName.substr(0, batchedName.size() - 1);
       std::string rn = Fref.params.front()->name;
+      w += "  if (" + rn + " < 1)\n    return;\n";
       w += "  if (" + rn + " == 1) {\n    " + val->name + "[0] = " + fb + "(";
       bool first = true;
       for (size_t i = 1; i < wa.size(); ++i) {

@@ -32,13 +32,16 @@ void d(const double *w, double *out) {
   out[0] = w[0] * w[1];
 }
 
-// CHECK: replicas.c:[[@LINE+5]]:5: error: replicas: 'return' before the end of the function; in a function with replicas(...), assign the result and return at the end
-#pragma mpiad differentiate wrt(w) varying(w, n) replicas(w[2])
-double e(const double *w, int n) {
-  double s = w[0];
-  if (n > 3)
+// An early return taken by some replicas only: the communication after it
+// would run for the others only.
+#pragma mpiad differentiate wrt(w) varying(w) replicas(w[2])
+double e(const double *w, MPI_Comm comm) {
+  double s = w[0], g = 0.0;
+  if (s > 3.0)
     return s;
-  return s * w[1];
+// CHECK: replicas.c:[[@LINE+1]]:3: error: replicas: 'MPI_Allreduce' runs under a condition that depends on per-replica values
+  MPI_Allreduce(&s, &g, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return g * w[1];
 }
 
 // CHECK: replicas.c:[[@LINE+5]]:3: error: replicas: 'MPI_Allgatherv' takes arrays of counts; in a function with replicas(...) use the collective without the 'v'
