@@ -27,12 +27,32 @@
 
 size_t stencil_hand_state_bytes;
 
+/* The state kept for the reverse sweep lives in buffers that grow and are
+ * kept from call to call, as the tape's chunks are (so neither side pays the
+ * page faults of fresh memory on every call).  Not thread-safe, like the
+ * tape. */
+enum { WS_HALO2D_TRAJ, WS_STAR_SAVE, WS_COUNT };
+static double *ws_buf[WS_COUNT];
+static size_t ws_len[WS_COUNT];
+
+static double *workspace(int slot, size_t n) {
+  if (n > ws_len[slot]) {
+    free(ws_buf[slot]);
+    ws_buf[slot] = malloc(n * sizeof(double));
+    ws_len[slot] = ws_buf[slot] ? n : 0;
+    if (!ws_buf[slot])
+      abort();
+  }
+  return ws_buf[slot];
+}
+
 /* ---- halo2d -------------------------------------------------------------- */
 
 /* The primal's step is linear in u but the gradient with respect to kappa
  * needs every u^t: the forward sweep writes step t + 1 straight into plane
- * t + 1 of a trajectory of nsteps + 1 fields (ghosts included, calloc'd so
- * that the physical-boundary ghosts are 0), which is the state.  The
+ * t + 1 of a trajectory of nsteps + 1 fields (ghosts included; the ghost
+ * frame of each field is zeroed before its step, so that the ghosts at the
+ * physical boundary are 0), which is the state.  The
  * reverse step, with lam the adjoint of u^{t+1} (zero on the ghost frame):
  *
  *   w_c      = r kappa_c lam_c                          (interior, else 0)
@@ -48,7 +68,7 @@ double halo2d_hand_b(const double *kappa, double *kappa_b, const double *u0,
                      double J_bar) {
   const int ys = ny + 2;
   const size_t P = (size_t)(nx + 2) * (size_t)ys;
-  double *traj = calloc((size_t)(nsteps + 1) * P, sizeof *traj);
+  double *traj = workspace(WS_HALO2D_TRAJ, (size_t)(nsteps + 1) * P);
   double *lam = calloc(P, sizeof *lam), *lamn = calloc(P, sizeof *lamn);
   double *w = calloc(P, sizeof *w);
   /* west/east: send, receive (packed columns); north/south rows: receive */
@@ -63,6 +83,10 @@ double halo2d_hand_b(const double *kappa, double *kappa_b, const double *u0,
   MPI_Request reqs[8];
   for (int t = 0; t < nsteps; t++) {
     double *u = traj + (size_t)t * P, *un = u + P;
+    memset(u, 0, (size_t)ys * sizeof *u); /* the ghost frame */
+    memset(&u[(nx + 1) * ys], 0, (size_t)ys * sizeof *u);
+    for (int i = 1; i <= nx; i++)
+      u[i * ys] = u[i * ys + ny + 1] = 0.0;
     MPI_Irecv(&u[1], ny, MPI_DOUBLE, north, 1, comm, &reqs[0]);
     MPI_Irecv(&u[(nx + 1) * ys + 1], ny, MPI_DOUBLE, south, 0, comm, &reqs[1]);
     MPI_Irecv(rw, nx, MPI_DOUBLE, west, 3, comm, &reqs[2]);
@@ -171,7 +195,6 @@ double halo2d_hand_b(const double *kappa, double *kappa_b, const double *u0,
   free(w);
   free(lamn);
   free(lam);
-  free(traj);
   return J;
 }
 
@@ -309,7 +332,7 @@ double stencil_norm_hand_b(double *in, double *in_b, double *out, int n,
     h.in[d] = p + cnt;
     p += 2 * cnt;
   }
-  double *save = malloc((size_t)(iterations + 1) * WH * sizeof *save);
+  double *save = workspace(WS_STAR_SAVE, (size_t)(iterations + 1) * WH);
   stencil_hand_state_bytes = (size_t)(iterations + 1) * WH * sizeof *save;
 
   for (int it = 0; it <= iterations; it++) {
@@ -363,7 +386,6 @@ double stencil_norm_hand_b(double *in, double *in_b, double *out, int n,
     halo_exchange_b(in_b, S, &h, comm);
   }
   free(G);
-  free(save);
   free(bufs);
   return norm;
 }
