@@ -2019,12 +2019,11 @@ static bool runPipeline(Module &M, Function &F, Request &R,
     for (Var *g : dry.generated)
       reads.erase(g);
     analyzeToBeRecorded(F, reads, M.fe_);
-    // A canonical loop's counter is read by its reversed loop at the loop.
-    walk(F.body, [&](Stmt &s, const WalkCtx &) {
-      if (s.kind == Stmt::For && s.loopStep != 0 && s.init &&
-          s.init->kind == Stmt::Assign && reads.count(s.loopVar))
-        perStmt[s.init.get()].data.insert(s.loopVar);
-    });
+    // A canonical loop's counter declared outside it: the reversed loop
+    // overwrites it, so its init records the old value when the reverse of
+    // code before the loop (or, in an enclosing loop, after it) reads the
+    // counter; the reads in the loop's own body are served by the reversed
+    // loop (ToBeRecorded.cpp, loopGen).
     // A callee restores the pointed-to data its caller's reverse sweep
     // reads after the reverse helper returns.
     std::set<Var *> entryData;
