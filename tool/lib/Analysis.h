@@ -193,6 +193,33 @@ std::map<const Stmt *, SwapCopy> findSwapCopies(Function &f);
 /// The union-find root of a pointer alias class.
 Var *aliasRoot(Function &f, Var *v);
 
+/// Recomputation instead of recording (Recompute.cpp): which values the
+/// reverse sweep can compute again from variables that still hold, when the
+/// reverse of a statement runs, the values they had when it ran forward.
+class FinalValues {
+public:
+  FinalValues(Function &f, const Frontend &fe);
+  /// Is v (a scalar, or an array's pointer and data) written by no
+  /// statement at or after the start of the outermost loop around s (s
+  /// itself when no loop is around it)?  Then the reverse of s sees v as s
+  /// saw it.  False for statements in checkpointed or parallel loops.
+  bool unchangedFrom(const Stmt *s, Var *v) const;
+  /// Is e cheap to compute again at the reverse of s: at most a few
+  /// arithmetic operations, no call, on literals, integers that intOk
+  /// accepts, and floating scalars and array elements unchanged from s
+  /// (with indices that intOk accepts)?
+  bool cheapAgain(const Stmt *s, const ExprP &e,
+                  const std::function<bool(const ExprP &)> &intOk) const;
+
+private:
+  Function &f;
+  std::map<const Stmt *, int> start;  // where "unchanged from s" begins
+  std::map<const Var *, int> lastWrite; // by alias root
+  bool cheap(const Stmt *s, const ExprP &e,
+             const std::function<bool(const ExprP &)> &intOk,
+             int &budget) const;
+};
+
 } // namespace mpiad
 
 #endif

@@ -340,10 +340,28 @@ public:
 
   /// The assignments of block b that the reverse of b recomputes: the one
   /// assignment of an integer declared in b, from constants, variables the
-  /// reverse sweep sees unchanged, and counters of enclosing counted loops.
+  /// reverse sweep sees unchanged, and counters of enclosing counted loops;
+  /// and the one assignment of a floating variable declared in b, from a few
+  /// operations on such integers and on values nothing changes afterwards
+  /// (Recompute.cpp), instead of a push and a pop per iteration.
+  std::unique_ptr<FinalValues> finalValues;
   Block recomputed(const Block &b) {
     Block out;
-    std::set<Var *> declared;
+    std::set<Var *> declared, again;
+    // Integers of this block recomputed before (`int c = i * ys + j;`
+    // then `double d = u[c] - v[c];`) count as recomputable too.
+    std::function<bool(const ExprP &)> intOk = [&](const ExprP &e) {
+      if (e->kind == Expr::VarRef && again.count(e->var))
+        return true;
+      if (e->kind == Expr::Binary || e->kind == Expr::Cast ||
+          e->kind == Expr::Cond) {
+        for (const ExprP &o : e->ops)
+          if (!intOk(o))
+            return false;
+        return true;
+      }
+      return recomputable(e);
+    };
     for (const StmtP &s : b) {
       if (s->kind == Stmt::Decl && !s->rhs) {
         declared.insert(s->var);
@@ -353,9 +371,22 @@ public:
           s->lhs->kind != Expr::VarRef)
         continue;
       Var *v = s->lhs->var;
-      if (declared.count(v) && v->type.isIntScalar() && v->assignCount == 1 &&
-          !v->active && recomputable(s->rhs))
+      if (!declared.count(v) || v->assignCount != 1)
+        continue;
+      bool ok = false;
+      if (v->type.isIntScalar())
+        ok = !v->active && intOk(s->rhs);
+      else if (v->type.isFloatingScalar() && &b != &F.body) {
+        // (In the function body itself a value assigned once needs no
+        // record, and sweep fusion rebuilds that block's reverse.)
+        if (!finalValues)
+          finalValues = std::make_unique<FinalValues>(F, M.fe_);
+        ok = finalValues->cheapAgain(s.get(), s->rhs, intOk);
+      }
+      if (ok) {
         out.push_back(s);
+        again.insert(v);
+      }
     }
     return out;
   }
@@ -2024,12 +2055,11 @@ static bool runPipeline(Module &M, Function &F, Request &R,
     for (Var *g : dry.generated)
       reads.erase(g);
     analyzeToBeRecorded(F, reads, M.fe_);
-    // A canonical loop's counter is read by its reversed loop at the loop.
-    walk(F.body, [&](Stmt &s, const WalkCtx &) {
-      if (s.kind == Stmt::For && s.loopStep != 0 && s.init &&
-          s.init->kind == Stmt::Assign && reads.count(s.loopVar))
-        perStmt[s.init.get()].data.insert(s.loopVar);
-    });
+    // A canonical loop's counter declared outside it: the reversed loop
+    // overwrites it, so its init records the old value when the reverse of
+    // code before the loop (or, in an enclosing loop, after it) reads the
+    // counter; the reads in the loop's own body are served by the reversed
+    // loop (ToBeRecorded.cpp, loopGen).
     // A callee restores the pointed-to data its caller's reverse sweep
     // reads after the reverse helper returns.
     std::set<Var *> entryData;

@@ -8,7 +8,8 @@
 // such a read exists.  A read in one iteration of a loop protects the value
 // against a write in the next: the state at the head of a loop is the state
 // before it plus everything its body adds.  Loop counters of canonical loops
-// are recomputed by the reversed loop, never recorded.
+// are recomputed by the reversed loop, never recorded, and the body's reads
+// of the counter do not reach outside the loop.
 //
 // The state is a pair of sets, and each statement maps it to
 // (R \ kill) ∪ gen (reads add, whole-value writes remove).  The fixpoint at a
@@ -235,7 +236,12 @@ private:
     return out;
   }
 
-  /// The gen of a loop's body (and non-canonical step), computed once.
+  /// The gen of a loop's body (and non-canonical step), computed once.  The
+  /// counter of a canonical loop is not part of it: the reversed loop sets
+  /// the counter before each reversed iteration, so the body's reads of it
+  /// are served there and need nothing recorded outside the loop.  (A
+  /// counter declared at function scope, `int i, j;` reused by a loop nest,
+  /// used to be pushed at every entry of every inner loop.)
   const ReverseReads &loopGen(Stmt &s) {
     auto it = loopGens.find(&s);
     if (it != loopGens.end())
@@ -243,6 +249,8 @@ private:
     Summary body = blockSummary(s.body);
     if (s.step && s.loopStep == 0)
       then(body, leafSummary(*s.step));
+    if (s.kind == Stmt::For && s.loopStep != 0 && s.loopVar)
+      body.gen.data.erase(s.loopVar);
     return loopGens[&s] = body.gen;
   }
 
