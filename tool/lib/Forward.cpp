@@ -467,10 +467,10 @@ public:
           if (r.args[j].role == CommArg::Buffer &&
               r.args[j].datatype == a.name && !isInPlace(args[j]))
             onlyInPlace = false;
-        if (!onlyInPlace && t != "MPI_DOUBLE" && t != "MPI_FLOAT")
+        if (!onlyInPlace && datatypeElem(t) == Scalar::Other)
           error(args[i]->loc, "datatype '" + t + "' of " + s->comm.name +
-                                  " cannot carry derivatives; use "
-                                  "MPI_DOUBLE or MPI_FLOAT");
+                                  " cannot carry derivatives; use " +
+                                  floatingDatatypes(t));
       }
     }
     Block out;

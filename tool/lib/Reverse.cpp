@@ -46,8 +46,12 @@ public:
           createdComms.insert(c);
       if (!r.releases.empty())
         if (Var *c = baseVar(st.comm.args[r.argIndex(r.releases)]))
-          if (createdComms.count(c))
+          if (createdComms.count(c)) {
             deferredRelease[c] = st.comm.name;
+            // MPI_Comm_free(&c), but ncclCommDestroy(c): as written.
+            releaseByValue[c] =
+                st.comm.args[r.argIndex(r.releases)]->kind != Expr::AddrOf;
+          }
     });
   }
 
@@ -1525,6 +1529,7 @@ public:
   /// Communicators created in this function whose release the primal
   /// performs: the release moves to the reverse of the creation.
   std::map<Var *, std::string> deferredRelease;
+  std::map<Var *, bool> releaseByValue; // the release takes c, not &c
 
   bool guardsHold(const CommRule &r, const std::vector<ExprP> &args,
                   const std::vector<Guard> &gs) {
@@ -1643,8 +1648,9 @@ public:
           if (Var *b = baseVar(args[i]))
             if (b->active && b->type.isFloatingElem()) {
               std::string t = arg(a.datatype)->text;
-              std::string want = b->type.mpiType();
-              if ((t == "MPI_DOUBLE" || t == "MPI_FLOAT") && t != want)
+              std::string want = b->type.datatypeLike(t);
+              if (datatypeElem(t) != Scalar::Other &&
+                  datatypeElem(t) != b->type.elem)
                 error(args[i]->loc, "buffer '" + b->userName + "' holds " +
                                         b->type.elemName() + " but " +
                                         s->comm.name + " is told " + t +
@@ -1660,10 +1666,10 @@ public:
               onlyInPlace = false;
           if (onlyInPlace)
             continue;
-          if (t != "MPI_DOUBLE" && t != "MPI_FLOAT")
+          if (datatypeElem(t) == Scalar::Other)
             error(args[i]->loc, "datatype '" + t + "' of " + s->comm.name +
-                                    " cannot carry derivatives; use "
-                                    "MPI_DOUBLE or MPI_FLOAT");
+                                    " cannot carry derivatives; use " +
+                                    floatingDatatypes(t));
         }
       }
     }
@@ -1753,7 +1759,9 @@ public:
         if (deferredRelease.count(c))
           rev.insert(rev.begin(),
                      mkExprStmt(mkCall(deferredRelease[c],
-                                       {mkAddrOf(mkVar(c))}, Scalar::Int)));
+                                       {releaseByValue[c] ? mkVar(c)
+                                                          : mkAddrOf(mkVar(c))},
+                                       Scalar::Int)));
     if (!anyActive) {
       append(rev, restore);
       return {fwd, rev};

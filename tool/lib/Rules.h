@@ -83,6 +83,11 @@ struct CommRule {
   std::vector<std::string> answers; // int outputs the program must not read
   std::string creates;  // arg: a communicator this call creates
   std::string releases; // arg: a communicator this call frees
+  /// `joins NEWCOMM ID` (ncclCommInitRank): NEWCOMM is made of the ranks
+  /// that pass the same ID.  When ID is written by one broadcast over the
+  /// reference communicator, NEWCOMM has the same ranks, and what a
+  /// collective over it writes is replicated like one over the reference.
+  std::string joinsComm, joinsId;
   std::string where;
 
   int argIndex(const std::string &n) const {

@@ -13,7 +13,9 @@
  *   - adjoint.cu: forward-recording and reverse helpers of MPI calls on
  *     device buffers (the device versions of those in mpiad.h);
  *   - tangent.cu: tangent (forward-mode) helpers of MPI calls on device
- *     buffers (the device versions of the *_tan helpers of mpiad.h).
+ *     buffers (the device versions of the *_tan helpers of mpiad.h);
+ *   - nccl.cu: forward, reverse and tangent helpers of the NCCL calls the
+ *     user writes (rules/nccl.rules), declared in mpiad_gpu_nccl.h.
  *
  * Link order: -lmpiad_gpu -lmpiad -lnccl -lcudart plus MPI.
  *
@@ -694,5 +696,8 @@ size_t mpiad_gpu_record_count(void);
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+/* The helpers of the NCCL calls a user writes (rules/nccl.rules). */
+#include "mpiad_gpu_nccl.h"
 
 #endif /* MPIAD_GPU_H */
