@@ -267,18 +267,31 @@ const void *or_zeros(const char *fn, const void *p, void *zeros, size_t n,
   return zeros;
 }
 
-enum { R_ALLREDUCE = 1, R_REDUCE, R_BROADCAST, R_ALLGATHER, R_REDUCESCATTER };
+enum {
+  R_ALLREDUCE = 1,
+  R_REDUCE,
+  R_BROADCAST,
+  R_ALLGATHER,
+  R_REDUCESCATTER,
+  R_SEND,
+  R_RECV
+};
 const char *rec_name(int w) {
-  static const char *n[] = {"", "ncclAllReduce", "ncclReduce",
-                            "ncclBroadcast", "ncclAllGather",
-                            "ncclReduceScatter"};
+  static const char *n[] = {"",
+                            "ncclAllReduce",
+                            "ncclReduce",
+                            "ncclBroadcast",
+                            "ncclAllGather",
+                            "ncclReduceScatter",
+                            "ncclSend",
+                            "ncclRecv"};
   return n[w];
 }
 
 /* A record: the call's signature and a device region (kept, with its
  * capacity, for the next push at the same depth). */
 struct Record {
-  int what, op, f32;
+  int what, op, f32, peer;
   size_t count;
   void *region;
   size_t cap;
@@ -295,7 +308,7 @@ void *record_push(const char *fn, int what, int op, int f32, size_t count,
     if (!r)
       fatal(fn, "out of host memory for the record stack");
     for (size_t i = g_slots; i < n; ++i)
-      r[i] = Record{0, 0, 0, 0, NULL, 0, NULL};
+      r[i] = Record{0, 0, 0, 0, 0, NULL, 0, NULL};
     g_rec = r;
     g_slots = n;
   }
@@ -314,6 +327,7 @@ void *record_push(const char *fn, int what, int op, int f32, size_t count,
   r.what = what;
   r.op = op;
   r.f32 = f32;
+  r.peer = -1;
   r.count = count;
   r.stream = s;
   return r.region;
@@ -336,6 +350,106 @@ void *record_pop(const char *fn, int what, int op, int f32, size_t count,
   --g_depth;
   r.stream = s; /* the reverse uses the region on its own stream */
   return r.region;
+}
+
+/* The peer recorded by the last record_pop (point to point). */
+int popped_peer(void) { return g_rec[g_depth].peer; }
+
+/* --- Groups of point-to-point calls ---------------------------------------- */
+/* The reverse (and tangent) of a group is a group opened by these helpers.
+ * Buffers that must live until the group is launched at its end (zeros sent
+ * for a missing adjoint, adjoints received) come from a pool of device
+ * buffers, the k-th of a group reused by the k-th of the next; what the
+ * reverse does with what it received is deferred to the group's end. */
+
+struct PoolBuf {
+  void *p;
+  size_t cap;
+  cudaStream_t stream;
+};
+PoolBuf *g_pool = NULL;
+size_t g_pool_used = 0, g_pool_slots = 0;
+int g_group = 0; /* depth of the groups these helpers opened */
+
+void *pool_get(const char *fn, size_t bytes, cudaStream_t s) {
+  if (g_group == 0)
+    fatal(fn, "called outside a group: ncclSend and ncclRecv that carry "
+              "derivatives must be between ncclGroupStart() and "
+              "ncclGroupEnd()");
+  if (g_pool_used == g_pool_slots) {
+    size_t n = g_pool_slots ? 2 * g_pool_slots : 16;
+    PoolBuf *p = (PoolBuf *)realloc(g_pool, n * sizeof(PoolBuf));
+    if (!p)
+      fatal(fn, "out of host memory for the group buffers");
+    for (size_t i = g_pool_slots; i < n; ++i)
+      p[i] = PoolBuf{NULL, 0, NULL};
+    g_pool = p;
+    g_pool_slots = n;
+  }
+  PoolBuf &b = g_pool[g_pool_used++];
+  if (b.p && b.stream != s)
+    TRY_CUDA(fn, cudaStreamSynchronize(b.stream));
+  if (bytes > b.cap) {
+    if (b.p)
+      TRY_CUDA(fn, cudaFree(b.p));
+    b.p = NULL;
+    b.cap = 0;
+    TRY_CUDA(fn, cudaMalloc(&b.p, bytes ? bytes : 1));
+    b.cap = bytes;
+  }
+  b.stream = s;
+  return b.p;
+}
+
+/* What the reverse of a group does once the group is launched: dst += src
+ * (src != NULL) or dst = 0, n elements, on stream s. */
+struct Deferred {
+  void *dst;
+  const void *src;
+  size_t n;
+  int f32;
+  cudaStream_t s;
+};
+Deferred *g_defer = NULL;
+size_t g_ndefer = 0, g_defer_cap = 0;
+
+void defer(const char *fn, void *dst, const void *src, size_t n, int f32,
+           cudaStream_t s) {
+  if (!dst || n == 0)
+    return;
+  if (g_ndefer == g_defer_cap) {
+    size_t c = g_defer_cap ? 2 * g_defer_cap : 16;
+    Deferred *d = (Deferred *)realloc(g_defer, c * sizeof(Deferred));
+    if (!d)
+      fatal(fn, "out of host memory for the group's deferred work");
+    g_defer = d;
+    g_defer_cap = c;
+  }
+  g_defer[g_ndefer++] = Deferred{dst, src, n, f32, s};
+}
+
+void group_open(const char *fn) {
+  TRY_NCCL(fn, ncclGroupStart());
+  if (g_group++ == 0)
+    g_pool_used = 0;
+}
+
+/* Closes a group; at the outermost, runs the deferred work: zeroes first
+ * (the adjoints of received buffers), then the accumulations. */
+void group_close(const char *fn) {
+  if (g_group == 0)
+    fatal(fn, "no group of the reverse sweep (or tangent) is open");
+  TRY_NCCL(fn, ncclGroupEnd());
+  if (--g_group > 0)
+    return;
+  for (size_t i = 0; i < g_ndefer; ++i)
+    if (!g_defer[i].src)
+      zero(fn, g_defer[i].dst, g_defer[i].n, g_defer[i].f32, g_defer[i].s);
+  for (size_t i = 0; i < g_ndefer; ++i)
+    if (g_defer[i].src)
+      launch_contrib(fn, OP_SUM, g_defer[i].dst, g_defer[i].src, NULL,
+                     g_defer[i].n, g_defer[i].f32, 0, 1.0, g_defer[i].s);
+  g_ndefer = 0;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -768,5 +882,120 @@ extern "C" ncclResult_t mpiad_gpu_nccl_reducescatter_tan(
   TRY_NCCL(fn, ncclReduceScatter(send, recv, n, dt, op, comm, stream));
   TRY_NCCL(fn, ncclReduceScatter(xd, recv_d ? recv_d : sink, n, dt, op, comm,
                                  stream));
+  return ncclSuccess;
+}
+
+/* --- Point to point, in groups -------------------------------------------- */
+
+static void p2p_push(const char *fn, int what, size_t count, int f32,
+                     int peer, cudaStream_t s) {
+  record_push(fn, what, OP_SUM, f32, count, 0, s);
+  g_rec[g_depth - 1].peer = peer;
+}
+
+extern "C" ncclResult_t mpiad_gpu_nccl_send_fwd(const void *send, size_t count,
+                                                ncclDataType_t dt, int peer,
+                                                ncclComm_t comm,
+                                                cudaStream_t stream) {
+  const char *fn = "mpiad_gpu_nccl_send_fwd";
+  int f32 = is_f32(fn, dt);
+  TRY_NCCL(fn, ncclSend(send, count, dt, peer, comm, stream));
+  p2p_push(fn, R_SEND, count, f32, peer, stream);
+  return ncclSuccess;
+}
+
+extern "C" ncclResult_t mpiad_gpu_nccl_recv_fwd(void *recv, size_t count,
+                                                ncclDataType_t dt, int peer,
+                                                ncclComm_t comm,
+                                                cudaStream_t stream) {
+  const char *fn = "mpiad_gpu_nccl_recv_fwd";
+  int f32 = is_f32(fn, dt);
+  TRY_NCCL(fn, ncclRecv(recv, count, dt, peer, comm, stream));
+  p2p_push(fn, R_RECV, count, f32, peer, stream);
+  return ncclSuccess;
+}
+
+extern "C" ncclResult_t mpiad_gpu_nccl_group_end_rev(void) {
+  group_open("mpiad_gpu_nccl_group_end_rev");
+  return ncclSuccess;
+}
+
+extern "C" ncclResult_t mpiad_gpu_nccl_group_start_rev(void) {
+  group_close("mpiad_gpu_nccl_group_start_rev");
+  return ncclSuccess;
+}
+
+extern "C" ncclResult_t mpiad_gpu_nccl_send_rev(void *send_b, size_t count,
+                                                ncclDataType_t dt, int peer,
+                                                ncclComm_t comm,
+                                                cudaStream_t stream) {
+  const char *fn = "mpiad_gpu_nccl_send_rev";
+  int f32 = is_f32(fn, dt);
+  (void)peer; /* the recorded one */
+  record_pop(fn, R_SEND, OP_SUM, f32, count, stream);
+  int from = popped_peer();
+  void *t = pool_get(fn, count * esize(f32), stream);
+  TRY_NCCL(fn, ncclRecv(t, count, dt, from, comm, stream));
+  defer(fn, send_b, t, count, f32, stream);
+  return ncclSuccess;
+}
+
+extern "C" ncclResult_t mpiad_gpu_nccl_recv_rev(void *recv_b, size_t count,
+                                                ncclDataType_t dt, int peer,
+                                                ncclComm_t comm,
+                                                cudaStream_t stream) {
+  const char *fn = "mpiad_gpu_nccl_recv_rev";
+  int f32 = is_f32(fn, dt);
+  (void)peer;
+  record_pop(fn, R_RECV, OP_SUM, f32, count, stream);
+  int to = popped_peer();
+  const void *y = recv_b;
+  if (!y) {
+    void *z = pool_get(fn, count * esize(f32), stream);
+    zero(fn, z, count, f32, stream);
+    y = z;
+  }
+  TRY_NCCL(fn, ncclSend(y, count, dt, to, comm, stream));
+  defer(fn, recv_b, NULL, count, f32, stream);
+  return ncclSuccess;
+}
+
+extern "C" ncclResult_t mpiad_gpu_nccl_group_start_tan(void) {
+  group_open("mpiad_gpu_nccl_group_start_tan");
+  return ncclSuccess;
+}
+
+extern "C" ncclResult_t mpiad_gpu_nccl_group_end_tan(void) {
+  group_close("mpiad_gpu_nccl_group_end_tan");
+  return ncclSuccess;
+}
+
+extern "C" ncclResult_t mpiad_gpu_nccl_send_tan(const void *send,
+                                                const void *send_d,
+                                                size_t count, ncclDataType_t dt,
+                                                int peer, ncclComm_t comm,
+                                                cudaStream_t stream) {
+  const char *fn = "mpiad_gpu_nccl_send_tan";
+  int f32 = is_f32(fn, dt);
+  const void *xd = send_d;
+  if (!xd) {
+    void *z = pool_get(fn, count * esize(f32), stream);
+    zero(fn, z, count, f32, stream);
+    xd = z;
+  }
+  TRY_NCCL(fn, ncclSend(send, count, dt, peer, comm, stream));
+  TRY_NCCL(fn, ncclSend(xd, count, dt, peer, comm, stream));
+  return ncclSuccess;
+}
+
+extern "C" ncclResult_t mpiad_gpu_nccl_recv_tan(void *recv, void *recv_d,
+                                                size_t count, ncclDataType_t dt,
+                                                int peer, ncclComm_t comm,
+                                                cudaStream_t stream) {
+  const char *fn = "mpiad_gpu_nccl_recv_tan";
+  int f32 = is_f32(fn, dt);
+  void *yd = recv_d ? recv_d : pool_get(fn, count * esize(f32), stream);
+  TRY_NCCL(fn, ncclRecv(recv, count, dt, peer, comm, stream));
+  TRY_NCCL(fn, ncclRecv(yd, count, dt, peer, comm, stream));
   return ncclSuccess;
 }

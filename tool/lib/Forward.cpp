@@ -336,6 +336,7 @@ public:
   // --- communication ----------------------------------------------------
 
   int p2pActive = -1, startActive = -1;
+  std::shared_ptr<std::set<const Stmt *>> ungrouped; // ingroup calls outside one
   bool pointToPointActive() {
     if (p2pActive < 0)
       p2pActive = mpiad::pointToPointActive(F.body);
@@ -450,6 +451,16 @@ public:
       anyActive = true;
     if (!anyActive)
       return {s};
+    if (r.inGroup) {
+      if (!ungrouped)
+        ungrouped = std::make_shared<std::set<const Stmt *>>(
+            mpiad::ungroupedCalls(F.body));
+      if (ungrouped->count(s.get()))
+        error(s->loc, "'" + s->comm.name +
+                    "' carries derivatives outside a group: its reverse (and "
+                    "its tangent) completes at the end of the reversed group; "
+                    "put the call between ncclGroupStart() and ncclGroupEnd()");
+    }
     for (size_t i = 0; i < r.args.size(); ++i) {
       const CommArg &a = r.args[i];
       if (a.role == CommArg::Op) {

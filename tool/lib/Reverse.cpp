@@ -1514,6 +1514,7 @@ public:
   /// Does any point-to-point message of this function carry derivatives?
   /// Then every point-to-point call is reversed, so that peers match.
   int p2pActive = -1, startActive = -1;
+  std::shared_ptr<std::set<const Stmt *>> ungrouped; // ingroup calls outside one
   bool pointToPointActive() {
     if (p2pActive < 0)
       p2pActive = mpiad::pointToPointActive(F.body);
@@ -1672,6 +1673,17 @@ public:
                                     floatingDatatypes(t));
         }
       }
+    }
+    // A point-to-point call of a group (ncclSend) must be in one.
+    if (anyActive && r.inGroup) {
+      if (!ungrouped)
+        ungrouped = std::make_shared<std::set<const Stmt *>>(
+            mpiad::ungroupedCalls(F.body));
+      if (ungrouped->count(s.get()))
+        error(s->loc, "'" + s->comm.name +
+                    "' carries derivatives outside a group: its reverse (and "
+                    "its tangent) completes at the end of the reversed group; "
+                    "put the call between ncclGroupStart() and ncclGroupEnd()");
     }
     // Record what the call overwrites, if the reverse sweep needs it.  The
     // tape is LIFO: these pushes come before the records of the rule's

@@ -621,6 +621,10 @@ bool RuleSet::loadFile(const std::string &path) {
         open->inPlace[words[0]] = words[1];
     } else if (kw == "pointtopoint") {
       open->pointToPoint = true;
+    } else if (kw == "groupstart" || kw == "groupend" || kw == "ingroup") {
+      (kw == "groupstart" ? open->groupStart
+       : kw == "groupend" ? open->groupEnd
+                          : open->inGroup) = true;
     } else if (kw == "starts" || kw == "completes") {
       (kw == "starts" ? open->starts : open->completes) = true;
     } else if (kw == "answer") {

@@ -145,6 +145,40 @@ ncclResult_t mpiad_gpu_nccl_reducescatter_tan(
     size_t recvcount, ncclDataType_t dt, ncclRedOp_t op, ncclComm_t comm,
     cudaStream_t stream);
 
+/* Point to point between ncclGroupStart and ncclGroupEnd.  The forward
+ * helpers make the call and record the peer and count.  The reverse of a
+ * group is a group: _group_end_rev opens it (ncclGroupStart), _recv_rev sends
+ * recv_b (zeros if NULL) back to the recorded peer, _send_rev receives the
+ * adjoint of the message from it into a device buffer of the group, and
+ * _group_start_rev closes the group (ncclGroupEnd), then zeroes each recv_b
+ * and adds each received adjoint to its send_b, on the calls' streams.  The
+ * tangent helpers send the value, then the tangent (zeros if NULL), to the
+ * same peer, in a group opened by _group_start_tan and closed by
+ * _group_end_tan.  The send, receive and tangent helpers abort outside such
+ * a group. */
+ncclResult_t mpiad_gpu_nccl_send_fwd(const void *send, size_t count,
+                                     ncclDataType_t dt, int peer,
+                                     ncclComm_t comm, cudaStream_t stream);
+ncclResult_t mpiad_gpu_nccl_recv_fwd(void *recv, size_t count,
+                                     ncclDataType_t dt, int peer,
+                                     ncclComm_t comm, cudaStream_t stream);
+ncclResult_t mpiad_gpu_nccl_group_end_rev(void);
+ncclResult_t mpiad_gpu_nccl_send_rev(void *send_b, size_t count,
+                                     ncclDataType_t dt, int peer,
+                                     ncclComm_t comm, cudaStream_t stream);
+ncclResult_t mpiad_gpu_nccl_recv_rev(void *recv_b, size_t count,
+                                     ncclDataType_t dt, int peer,
+                                     ncclComm_t comm, cudaStream_t stream);
+ncclResult_t mpiad_gpu_nccl_group_start_rev(void);
+ncclResult_t mpiad_gpu_nccl_group_start_tan(void);
+ncclResult_t mpiad_gpu_nccl_send_tan(const void *send, const void *send_d,
+                                     size_t count, ncclDataType_t dt, int peer,
+                                     ncclComm_t comm, cudaStream_t stream);
+ncclResult_t mpiad_gpu_nccl_recv_tan(void *recv, void *recv_d, size_t count,
+                                     ncclDataType_t dt, int peer,
+                                     ncclComm_t comm, cudaStream_t stream);
+ncclResult_t mpiad_gpu_nccl_group_end_tan(void);
+
 /** Records of the NCCL helpers not yet reversed (0 after a complete
  *  adjoint). */
 size_t mpiad_gpu_nccl_record_count(void);

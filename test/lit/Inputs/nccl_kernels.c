@@ -3,7 +3,8 @@
  * cuda/nccl-emulated.c).  Each makes an NCCL communicator from its MPI
  * communicator (ncclCommInitRank from a unique id that MPI_Bcast sent over
  * comm, so that what AllReduce, Broadcast and AllGather write is replicated),
- * makes one NCCL call on the caller's stream, and returns
+ * makes one NCCL call (or a group of sends and receives) on the caller's
+ * stream, and returns
  *     J = sum_i (1 + i / 8) * y[i]^2
  * of what the call wrote: a replicated value for AllReduce, Broadcast and
  * AllGather (its adjoint exact on every rank, no further communication);
@@ -233,6 +234,75 @@ double scatter(const double *x, int n, MPI_Comm comm, cudaStream_t st) {
     s += (1.0 + i / 8.0) * y[i] * y[i];
   MPI_Allreduce(&s, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
   free(y);
+  ncclCommDestroy(nc);
+  return J;
+}
+
+/* The in-place broadcast of the older API, from rank 0: y is x there. */
+#pragma mpiad differentiate wrt(x) varying(x) replicated(n)
+#pragma mpiad differentiate forward wrt(x)
+double bcast_inplace(const double *x, int n, MPI_Comm comm, cudaStream_t st) {
+  /* The NCCL communicator of comm */
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  ncclUniqueId id;
+  if (rank == 0)
+    ncclGetUniqueId(&id);
+  MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm);
+  ncclComm_t nc;
+  ncclCommInitRank(&nc, size, id, rank);
+  double *y = malloc((size_t)n * sizeof(double));
+#pragma mpiad parallel
+  for (int i = 0; i < n; i++)
+    y[i] = x[i] * x[i];
+  ncclBcast(y, n, ncclDouble, 0, nc, st);
+  double J = 0;
+#pragma mpiad parallel
+  for (int i = 0; i < n; i++)
+    J += (1.0 + i / 8.0) * y[i] * y[i];
+  free(y);
+  ncclCommDestroy(nc);
+  return J;
+}
+
+/* A ring: each rank sends x to the right and receives the left one's into
+ * y, and sends w, which carries no derivative, to the left (its adjoint is
+ * zeros, still sent), in one group. */
+#pragma mpiad differentiate wrt(x) varying(x) replicated(n)
+#pragma mpiad differentiate forward wrt(x)
+double ring(const double *x, int n, MPI_Comm comm, cudaStream_t st) {
+  /* The NCCL communicator of comm */
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  ncclUniqueId id;
+  if (rank == 0)
+    ncclGetUniqueId(&id);
+  MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm);
+  ncclComm_t nc;
+  ncclCommInitRank(&nc, size, id, rank);
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  double *y = malloc((size_t)n * sizeof(double));
+  double *w = malloc((size_t)n * sizeof(double));
+  double *v = malloc((size_t)n * sizeof(double));
+#pragma mpiad parallel
+  for (int i = 0; i < n; i++)
+    w[i] = 1.0 + i + rank;
+  ncclGroupStart();
+  ncclSend(x, n, ncclDouble, right, nc, st);
+  ncclRecv(y, n, ncclDouble, left, nc, st);
+  ncclSend(w, n, ncclDouble, left, nc, st);
+  ncclRecv(v, n, ncclDouble, right, nc, st);
+  ncclGroupEnd();
+  double s = 0, J;
+#pragma mpiad parallel
+  for (int i = 0; i < n; i++)
+    s += (1.0 + i / 8.0) * x[i] * y[i] * y[i] + v[i] * x[i];
+  MPI_Allreduce(&s, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(y);
+  free(w);
+  free(v);
   ncclCommDestroy(nc);
   return J;
 }

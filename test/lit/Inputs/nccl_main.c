@@ -37,6 +37,8 @@ DECLARE(bcast);
 DECLARE(red_prod);
 DECLARE(gather);
 DECLARE(scatter);
+DECLARE(bcast_inplace);
+DECLARE(ring);
 
 #define DECLARE_NC(f)                                                          \
   double f(const double *x, int n, ncclComm_t nc, MPI_Comm comm,               \
@@ -219,6 +221,7 @@ int main(int argc, char **argv) {
   const fun funs[] = {F(ar_sum, 1), F(ar_prod, 1),   F(ar_max, 1),
                       F(ar_min, 1), F(ar_avg, 1),    F(bcast, 1),
                       F(red_prod, 1), F(gather, 1),  F(scatter, size),
+                      F(bcast_inplace, 1), F(ring, 1),
                       FNC(ar_sum_nc), FNC(gather_nc)};
   const int ns[] = {1, 5, 9};
   for (size_t k = 0; k < sizeof funs / sizeof funs[0]; ++k)

@@ -224,6 +224,24 @@ static inline ncclResult_t ncclAllGather(const void *send, void *recv,
   return ncclSuccess;
 }
 
+static inline ncclResult_t ncclAlltoAll(const void *send, void *recv,
+                                        size_t count, ncclDataType_t dt,
+                                        ncclComm_t comm, cudaStream_t stream) {
+  (void)stream;
+  MPIAD_EMU_NCCL_TYPE(dt, m, sz);
+  (void)sz;
+  if (MPI_Alltoall(send, (int)count, m, recv, (int)count, m, comm->comm) !=
+      MPI_SUCCESS)
+    return ncclSystemError;
+  return ncclSuccess;
+}
+
+static inline ncclResult_t ncclBcast(void *buff, size_t count,
+                                     ncclDataType_t dt, int root,
+                                     ncclComm_t comm, cudaStream_t stream) {
+  return ncclBroadcast(buff, buff, count, dt, root, comm, stream);
+}
+
 static inline ncclResult_t ncclReduceScatter(const void *send, void *recv,
                                              size_t recvcount,
                                              ncclDataType_t dt, ncclRedOp_t op,
@@ -247,10 +265,18 @@ static inline ncclResult_t ncclReduceScatter(const void *send, void *recv,
   return ncclSuccess;
 }
 
-/* Groups of point-to-point calls: the requests of the open group. */
-static int mpiad_emu_nccl_group_depth;
-static int mpiad_emu_nccl_nreq;
-static MPI_Request mpiad_emu_nccl_req[256];
+/* Groups of point-to-point calls: the requests of the open group.  One state
+ * for the whole program (weak definitions, merged by the linker): the
+ * generated code opens a group that libmpiad_gpu's helpers send in. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+__attribute__((weak)) int mpiad_emu_nccl_group_depth;
+__attribute__((weak)) int mpiad_emu_nccl_nreq;
+__attribute__((weak)) MPI_Request mpiad_emu_nccl_req[256];
+#ifdef __cplusplus
+}
+#endif
 
 static inline ncclResult_t ncclGroupStart(void) {
   ++mpiad_emu_nccl_group_depth;
