@@ -12,6 +12,7 @@
  * not templates (the element type is a flag).
  */
 #include "mpiad_gpu.h"
+#include "mpiad_gpu_nccl.h"
 
 #include <limits.h>
 #include <stdarg.h>

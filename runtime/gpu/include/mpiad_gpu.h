@@ -15,7 +15,8 @@
  *   - tangent.cu: tangent (forward-mode) helpers of MPI calls on device
  *     buffers (the device versions of the *_tan helpers of mpiad.h);
  *   - nccl.cu: forward, reverse and tangent helpers of the NCCL calls the
- *     user writes (rules/nccl.rules), declared in mpiad_gpu_nccl.h.
+ *     user writes (rules/nccl.rules), declared in mpiad_gpu_nccl.h (which
+ *     includes nccl.h; generated code includes it where it calls them).
  *
  * Link order: -lmpiad_gpu -lmpiad -lnccl -lcudart plus MPI.
  *
@@ -696,8 +697,5 @@ size_t mpiad_gpu_record_count(void);
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
-
-/* The helpers of the NCCL calls a user writes (rules/nccl.rules). */
-#include "mpiad_gpu_nccl.h"
 
 #endif /* MPIAD_GPU_H */

@@ -2,7 +2,8 @@
  * mpiad_gpu_nccl.h - the helpers of rules/nccl.rules (runtime/gpu/nccl.cu,
  * part of libmpiad_gpu): forward, reverse and tangent versions of the NCCL
  * collectives a user writes in a function compiled with --target=cuda.
- * Included by mpiad_gpu.h.
+ * It includes nccl.h; the code mpiad-cc generates includes it (after
+ * mpiad_gpu.h) only where it calls these helpers.
  *
  * Conventions (every function):
  *   - Arguments as the NCCL call's: DEVICE buffers, a count of elements, an

@@ -10,6 +10,10 @@
 // RUN: %mpiad-emit --target=cuda -I%S/../Inputs/cuda_emu %S/../Inputs/nccl_kernels.c -o %t.cu
 // RUN: FileCheck %s < %t.cu
 
+// The helpers' header (it includes nccl.h) only where they are called.
+// CHECK:       #include "mpiad_gpu.h"
+// CHECK-NEXT:  #include "mpiad_gpu_nccl.h"
+
 // CHECK-LABEL: extern "C" double ar_sum(const double *x, int n, MPI_Comm comm, cudaStream_t st) {
 // CHECK:         ncclAllReduce(x, y, n, ncclDouble, ncclSum, nc, st);
 // CHECK:         ncclCommDestroy(nc);

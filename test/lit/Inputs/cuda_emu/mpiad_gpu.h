@@ -159,9 +159,4 @@ typedef mpiad_batch mpiad_gpu_batch;
 #define mpiad_gpu_sendrecv_tan mpiad_sendrecv_tan
 #define mpiad_gpu_sendrecv_replace_tan mpiad_sendrecv_replace_tan
 
-/* The helpers of rules/nccl.rules are libmpiad_gpu's own (runtime/gpu/
- * nccl.cu, compiled for the emulator by the tests), over the NCCL of
- * nccl.h beside this file. */
-#include "mpiad_gpu_nccl.h"
-
 #endif
