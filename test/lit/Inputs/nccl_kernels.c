@@ -342,3 +342,31 @@ double gather_nc(const double *x, int n, ncclComm_t nc, MPI_Comm comm,
   free(y);
   return J;
 }
+
+/* Float data: the product over ranks (with zeros) and the maximum. */
+#pragma mpiad differentiate wrt(x) varying(x) replicated(n)
+#pragma mpiad differentiate forward wrt(x)
+double ar_prod_max_f(const float *x, int n, MPI_Comm comm, cudaStream_t st) {
+  /* The NCCL communicator of comm */
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  ncclUniqueId id;
+  if (rank == 0)
+    ncclGetUniqueId(&id);
+  MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm);
+  ncclComm_t nc;
+  ncclCommInitRank(&nc, size, id, rank);
+  float *p = malloc((size_t)n * sizeof(float));
+  float *m = malloc((size_t)n * sizeof(float));
+  ncclAllReduce(x, p, n, ncclFloat, ncclProd, nc, st);
+  ncclAllReduce(x, m, n, ncclFloat32, ncclMax, nc, st);
+  double J = 0;
+#pragma mpiad parallel
+  for (int i = 0; i < n; i++)
+    J += (1.0 + i / 8.0) * p[i] * m[i];
+  free(p);
+  free(m);
+  ncclCommDestroy(nc);
+  return J;
+}

@@ -200,6 +200,78 @@ static void testTies(const fun *F, int n) {
   free(g);
 }
 
+/* Float data (ncclFloat, ncclFloat32): the product with zeros and the
+ * maximum over ranks, in one function (two records, reversed in LIFO
+ * order).  The primal runs in float: central differences with a larger step
+ * and a looser tolerance. */
+double ar_prod_max_f(const float *x, int n, MPI_Comm comm, cudaStream_t st);
+double ar_prod_max_f_b(const float *x, float *x_b, int n, MPI_Comm comm,
+                       cudaStream_t st, double ar_prod_max_f_bar);
+double ar_prod_max_f_d(const float *x, float *x_d, int n, MPI_Comm comm,
+                       cudaStream_t st, double *ar_prod_max_f_dot);
+
+static float *devf(const float *h, int n) {
+  float *d = NULL;
+  if (cudaMalloc((void **)&d, (size_t)(n > 0 ? n : 1) * sizeof(float)) !=
+      cudaSuccess) {
+    printf("FAIL cudaMalloc\n");
+    exit(1);
+  }
+  if (n > 0)
+    cudaMemcpy(d, h, (size_t)n * sizeof(float), cudaMemcpyHostToDevice);
+  return d;
+}
+
+static void testFloat(int n) {
+  const char *fn = "ar_prod_max_f";
+  float *x = malloc((size_t)n * sizeof(float) + 8),
+        *v = malloc((size_t)n * sizeof(float) + 8),
+        *g = malloc((size_t)n * sizeof(float) + 8),
+        *xp = malloc((size_t)n * sizeof(float) + 8),
+        *xm = malloc((size_t)n * sizeof(float) + 8);
+  for (int i = 0; i < n; i++) {
+    x[i] = (float)(0.9 + 0.2 * sin(1.0 + i + 7.0 * rank));
+    if (n > 2 && ((i == 1 && rank == 0) || (i == 2 && rank <= 1)))
+      x[i] = 0.0f;
+    v[i] = (float)cos(0.3 + 1.7 * i + 2.9 * rank);
+  }
+  float *dx = devf(x, n), *dxb = devf(x, n), *dxd = devf(v, n);
+  double J = ar_prod_max_f(dx, n, MPI_COMM_WORLD, stream);
+  double Jb = ar_prod_max_f_b(dx, dxb, n, MPI_COMM_WORLD, stream, 1.0);
+  check("adjoint's value", fn, n, Jb, J, 1e-12);
+  check("records left", fn, n, (double)mpiad_gpu_nccl_record_count(), 0, 0);
+  cudaStreamSynchronize(stream);
+  cudaMemcpy(g, dxb, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost);
+  double gv = 0;
+  for (int i = 0; i < n; i++)
+    gv += ((double)g[i] - x[i]) * v[i];
+  gv = sumAll(gv);
+  float h = 1e-3f;
+  for (int i = 0; i < n; i++) {
+    xp[i] = x[i] + h * v[i];
+    xm[i] = x[i] - h * v[i];
+  }
+  float *dp = devf(xp, n), *dm = devf(xm, n);
+  double fp = ar_prod_max_f(dp, n, MPI_COMM_WORLD, stream),
+         fm = ar_prod_max_f(dm, n, MPI_COMM_WORLD, stream);
+  check("gradient vs central differences", fn, n, gv, (fp - fm) / (2 * h),
+        5e-3);
+  double Jdot = 0;
+  double Jd = ar_prod_max_f_d(dx, dxd, n, MPI_COMM_WORLD, stream, &Jdot);
+  check("tangent's value", fn, n, Jd, J, 1e-12);
+  check("tangent vs adjoint (dot-product test)", fn, n, Jdot, gv, 1e-5);
+  cudaFree(dx);
+  cudaFree(dxb);
+  cudaFree(dxd);
+  cudaFree(dp);
+  cudaFree(dm);
+  free(x);
+  free(v);
+  free(g);
+  free(xp);
+  free(xm);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -229,6 +301,8 @@ int main(int argc, char **argv) {
       testFun(&funs[k], ns[j]);
   testTies(&funs[2], 5);
   testTies(&funs[3], 5);
+  for (size_t j = 0; j < sizeof ns / sizeof ns[0]; ++j)
+    testFloat(ns[j]);
   ncclCommDestroy(world_nc);
   cudaStreamDestroy(stream);
   int all = 0;
