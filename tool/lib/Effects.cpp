@@ -281,8 +281,8 @@ bool pointToPointActive(const Block &body) {
 
 /// Nesting of groupstart/groupend calls: nested blocks see the depth of
 /// the statement that holds them.
-static void groupWalk(const Block &b, int depth,
-                      std::set<const Stmt *> &out) {
+static void groupWalk(const Block &b, int depth, std::set<const Stmt *> &out,
+                      std::set<const Stmt *> &inside) {
   for (const StmtP &s : b) {
     if (s->kind == Stmt::Comm) {
       const CommRule &r = *s->comm.rule;
@@ -292,17 +292,25 @@ static void groupWalk(const Block &b, int depth,
         depth = depth > 0 ? depth - 1 : 0;
       else if (r.inGroup && depth == 0)
         out.insert(s.get());
+      else if (!r.inGroup && depth > 0)
+        inside.insert(s.get());
       continue;
     }
-    groupWalk(s->body, depth, out);
-    groupWalk(s->elseBody, depth, out);
+    groupWalk(s->body, depth, out, inside);
+    groupWalk(s->elseBody, depth, out, inside);
   }
 }
 
 std::set<const Stmt *> ungroupedCalls(const Block &body) {
-  std::set<const Stmt *> out;
-  groupWalk(body, 0, out);
+  std::set<const Stmt *> out, inside;
+  groupWalk(body, 0, out, inside);
   return out;
+}
+
+std::set<const Stmt *> groupedOthers(const Block &body) {
+  std::set<const Stmt *> out, inside;
+  groupWalk(body, 0, out, inside);
+  return inside;
 }
 
 bool startsActive(const Block &body) {

@@ -337,6 +337,7 @@ public:
 
   int p2pActive = -1, startActive = -1;
   std::shared_ptr<std::set<const Stmt *>> ungrouped; // ingroup calls outside one
+  std::shared_ptr<std::set<const Stmt *>> grouped;   // others inside one
   bool pointToPointActive() {
     if (p2pActive < 0)
       p2pActive = mpiad::pointToPointActive(F.body);
@@ -451,6 +452,19 @@ public:
       anyActive = true;
     if (!anyActive)
       return {s};
+    // A collective with derivatives must not be in a group.
+    if (!r.inGroup && !r.groupStart && !r.groupEnd) {
+      if (!grouped)
+        grouped = std::make_shared<std::set<const Stmt *>>(
+            mpiad::groupedOthers(F.body));
+      if (grouped->count(s.get()))
+        error(s->loc, "'" + s->comm.name +
+                    "' carries derivatives inside a group "
+                    "(ncclGroupStart()/ncclGroupEnd()): its adjoint and "
+                    "tangent run kernels between collectives, which the "
+                    "group would defer to its end; move the call out of the "
+                    "group");
+    }
     if (r.inGroup) {
       if (!ungrouped)
         ungrouped = std::make_shared<std::set<const Stmt *>>(

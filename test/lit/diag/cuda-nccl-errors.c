@@ -1,13 +1,15 @@
 // Located errors for NCCL calls on the CUDA target: an operator or datatype
 // without derivatives, a datatype that does not match the buffer, an NCCL
-// call without a rule, and sends and receives outside a group.
+// call without a rule, sends and receives outside a group, and collectives
+// inside one.
 // RUN: not %mpiad-emit --target=cuda -I%S/../Inputs/cuda_emu %s -o /dev/null 2>&1 | FileCheck %s
 // RUN: not %mpiad-emit --target=cuda -DFORWARD -I%S/../Inputs/cuda_emu %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=FWD
+// RUN: not %mpiad-emit --target=cuda -DFORWARD2 -I%S/../Inputs/cuda_emu %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=FWD2
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <nccl.h>
 
-#ifndef FORWARD
+#if !defined(FORWARD) && !defined(FORWARD2)
 #pragma mpiad differentiate wrt(x) output(y) varying(x) replicated(n)
 void bad_op(const double *x, double *y, int n, ncclComm_t nc, cudaStream_t st) {
   ncclReduceScatter(x, y, n, ncclDouble, ncclMax, nc, st);
@@ -43,8 +45,19 @@ void no_group(const double *x, double *y, int n, int peer, ncclComm_t nc,
 // CHECK: cuda-nccl-errors.c:[[@LINE-3]]:3: error: 'ncclSend' carries derivatives outside a group: its reverse (and its tangent) completes at the end of the reversed group; put the call between ncclGroupStart() and ncclGroupEnd()
 // CHECK: cuda-nccl-errors.c:[[@LINE-3]]:3: error: 'ncclRecv' carries derivatives outside a group: its reverse (and its tangent) completes at the end of the reversed group; put the call between ncclGroupStart() and ncclGroupEnd()
 
-#else
-/* forward mode (its own run: the errors above end generation) */
+// A collective in a group: its helpers' kernels would run before the
+// group's collectives.
+#pragma mpiad differentiate wrt(x) output(y) varying(x) replicated(n)
+void in_group(const double *x, double *y, int n, ncclComm_t nc,
+              cudaStream_t st) {
+  ncclGroupStart();
+  ncclAllReduce(x, y, n, ncclDouble, ncclMax, nc, st);
+  ncclGroupEnd();
+}
+// CHECK: cuda-nccl-errors.c:[[@LINE-3]]:3: error: 'ncclAllReduce' carries derivatives inside a group (ncclGroupStart()/ncclGroupEnd()): its adjoint and tangent run kernels between collectives, which the group would defer to its end; move the call out of the group
+
+#elif defined(FORWARD)
+/* forward mode (runs of their own: an error ends generation) */
 #pragma mpiad differentiate forward wrt(x) output(y)
 void no_group_d(const double *x, double *y, int n, int peer, ncclComm_t nc,
                 cudaStream_t st) {
@@ -54,4 +67,13 @@ void no_group_d(const double *x, double *y, int n, int peer, ncclComm_t nc,
   ncclRecv(y, n, ncclDouble, peer, nc, st);
 }
 // FWD: cuda-nccl-errors.c:[[@LINE-2]]:3: error: 'ncclRecv' carries derivatives outside a group: its reverse (and its tangent) completes at the end of the reversed group; put the call between ncclGroupStart() and ncclGroupEnd()
+#else
+#pragma mpiad differentiate forward wrt(x) output(y)
+void in_group_d(const double *x, double *y, int n, ncclComm_t nc,
+                cudaStream_t st) {
+  ncclGroupStart();
+  ncclBroadcast(x, y, n, ncclDouble, 0, nc, st);
+  ncclGroupEnd();
+}
+// FWD2: cuda-nccl-errors.c:[[@LINE-3]]:3: error: 'ncclBroadcast' carries derivatives inside a group (ncclGroupStart()/ncclGroupEnd()): its adjoint and tangent run kernels between collectives, which the group would defer to its end; move the call out of the group
 #endif
