@@ -59,8 +59,9 @@ private:
   std::map<const Var *, const Var *> joinedBy;
   std::map<const Var *, std::vector<ExprP>> sharedBy;
 
+  std::map<const Var *, int> writes; // assignments, and joins calls
+
   void findCommCopies() {
-    std::map<const Var *, int> writes;
     walk(f.body, [&](Stmt &s, const WalkCtx &) {
       if (s.kind == Stmt::Assign && s.lhs && s.lhs->kind == Expr::VarRef) {
         const Var *v = s.lhs->var;
@@ -130,12 +131,14 @@ private:
     if (disqualified.count(v))
       return false;
     // An NCCL communicator made from an id that one broadcast over the
-    // reference communicator gave every rank: the same ranks.
+    // reference communicator gave every rank (and no assignment changed):
+    // the same ranks.
     auto j = joinedBy.find(v);
     if (j != joinedBy.end()) {
       auto b = sharedBy.find(j->second);
-      return !copyOf.count(v) && b != sharedBy.end() &&
-             b->second.size() == 1 && isReference(b->second[0], depth + 1);
+      return !copyOf.count(v) && !writes.count(j->second) &&
+             b != sharedBy.end() && b->second.size() == 1 &&
+             isReference(b->second[0], depth + 1);
     }
     auto it = copyOf.find(v);
     return it != copyOf.end() && isReference(it->second, depth + 1);
