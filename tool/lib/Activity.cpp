@@ -52,6 +52,18 @@ void checkExternalCalls(const ExprP &e, Function &f, const Frontend &fe,
     collectVars(a, vs);
     for (Var *v : vs)
       if (aliasRoot(f, v)->varied && v->type.isFloatingElem()) {
+        if (e->text.rfind("nccl", 0) == 0) {
+          diag.error(e->loc,
+                     "'" + e->text + "' has no rule (its buffer depends on '" +
+                         v->userName +
+                         "'); the NCCL calls with rules in rules/nccl.rules "
+                         "are ncclAllReduce, ncclBroadcast, ncclBcast, "
+                         "ncclReduce, ncclAllGather, ncclReduceScatter, and "
+                         "ncclSend and ncclRecv in groups; for another, "
+                         "add a comm rule (docs/rules.md) or use its MPI "
+                         "counterpart on the device buffers");
+          return;
+        }
         diag.error(e->loc, "no derivative known for external function '" +
                                e->text + "' (its argument depends on '" +
                                v->userName +

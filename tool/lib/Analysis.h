@@ -172,6 +172,12 @@ bool pointToPointActive(const Block &body);
 /// Is any non-blocking start of the body reversed?  Then every completion
 /// (MPI_Wait, ...) is, so that each request's outcome is recorded.
 bool startsActive(const Block &body);
+/// The calls of rules marked `ingroup` (ncclSend, ncclRecv) that are not
+/// between a `groupstart` and a `groupend` call (ncclGroupStart/End).
+std::set<const Stmt *> ungroupedCalls(const Block &body);
+/// The other communication calls between a `groupstart` and a `groupend`
+/// call (a collective in an NCCL group).
+std::set<const Stmt *> groupedOthers(const Block &body);
 
 /// A copy-back loop `for (i = 0; i < N; i++) dst[i] = src[i];` over two
 /// private buffers, where the old contents of src are dead: the copy and its

@@ -85,6 +85,12 @@ std::string commKey(const std::string &name) {
   return k;
 }
 
+/// Calls that already take device buffers: NCCL's, and libmpiad_gpu's (the
+/// helpers of rules/nccl.rules).  They are left as they are.
+bool isDeviceLibraryCall(const std::string &name) {
+  return name.rfind("nccl", 0) == 0 || name.rfind("mpiad_gpu_", 0) == 0;
+}
+
 bool isDevicePtr(const Var *v) {
   return v && v->type.ptrDepth > 0 && v->type.dims.empty();
 }
@@ -327,6 +333,8 @@ bool CudaLowering::rewriteHostCalls(StmtP &s) {
           return mkCall("mpiad_gpu_memset0", {ops[0], ops[2]}, e->type,
                         e->ptrDepth);
         }
+      } else if (isDeviceLibraryCall(name)) {
+        // Already a device call: NCCL, or a libmpiad_gpu helper.
       } else if (h != kHostCalls.end()) {
         name = h->second;
         // The adjoint of a scalar parameter is a host value.
@@ -379,7 +387,7 @@ bool CudaLowering::rewriteComm(StmtP &s) {
   bool dev = false;
   for (const ExprP &a : s->comm.args)
     dev |= isDevicePtr(baseVar(a));
-  if (!dev)
+  if (!dev || isDeviceLibraryCall(s->comm.name))
     return true;
   std::string key = commKey(s->comm.name);
   if (!kDeviceComm.count(key)) {

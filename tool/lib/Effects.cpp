@@ -282,6 +282,40 @@ bool pointToPointActive(const Block &body) {
   return on;
 }
 
+/// Nesting of groupstart/groupend calls: nested blocks see the depth of
+/// the statement that holds them.
+static void groupWalk(const Block &b, int depth, std::set<const Stmt *> &out,
+                      std::set<const Stmt *> &inside) {
+  for (const StmtP &s : b) {
+    if (s->kind == Stmt::Comm) {
+      const CommRule &r = *s->comm.rule;
+      if (r.groupStart)
+        ++depth;
+      else if (r.groupEnd)
+        depth = depth > 0 ? depth - 1 : 0;
+      else if (r.inGroup && depth == 0)
+        out.insert(s.get());
+      else if (!r.inGroup && depth > 0)
+        inside.insert(s.get());
+      continue;
+    }
+    groupWalk(s->body, depth, out, inside);
+    groupWalk(s->elseBody, depth, out, inside);
+  }
+}
+
+std::set<const Stmt *> ungroupedCalls(const Block &body) {
+  std::set<const Stmt *> out, inside;
+  groupWalk(body, 0, out, inside);
+  return out;
+}
+
+std::set<const Stmt *> groupedOthers(const Block &body) {
+  std::set<const Stmt *> out, inside;
+  groupWalk(body, 0, out, inside);
+  return inside;
+}
+
 bool startsActive(const Block &body) {
   bool p2p = pointToPointActive(body), on = false;
   walk(body, [&](Stmt &st, const WalkCtx &) {

@@ -336,6 +336,8 @@ public:
   // --- communication ----------------------------------------------------
 
   int p2pActive = -1, startActive = -1;
+  std::shared_ptr<std::set<const Stmt *>> ungrouped; // ingroup calls outside one
+  std::shared_ptr<std::set<const Stmt *>> grouped;   // others inside one
   bool pointToPointActive() {
     if (p2pActive < 0)
       p2pActive = mpiad::pointToPointActive(F.body);
@@ -450,6 +452,29 @@ public:
       anyActive = true;
     if (!anyActive)
       return {s};
+    // A collective with derivatives must not be in a group.
+    if (!r.inGroup && !r.groupStart && !r.groupEnd) {
+      if (!grouped)
+        grouped = std::make_shared<std::set<const Stmt *>>(
+            mpiad::groupedOthers(F.body));
+      if (grouped->count(s.get()))
+        error(s->loc, "'" + s->comm.name +
+                    "' carries derivatives inside a group "
+                    "(ncclGroupStart()/ncclGroupEnd()): its adjoint and "
+                    "tangent run kernels between collectives, which the "
+                    "group would defer to its end; move the call out of the "
+                    "group");
+    }
+    if (r.inGroup) {
+      if (!ungrouped)
+        ungrouped = std::make_shared<std::set<const Stmt *>>(
+            mpiad::ungroupedCalls(F.body));
+      if (ungrouped->count(s.get()))
+        error(s->loc, "'" + s->comm.name +
+                    "' carries derivatives outside a group: its reverse (and "
+                    "its tangent) completes at the end of the reversed group; "
+                    "put the call between ncclGroupStart() and ncclGroupEnd()");
+    }
     for (size_t i = 0; i < r.args.size(); ++i) {
       const CommArg &a = r.args[i];
       if (a.role == CommArg::Op) {
@@ -467,10 +492,10 @@ public:
           if (r.args[j].role == CommArg::Buffer &&
               r.args[j].datatype == a.name && !isInPlace(args[j]))
             onlyInPlace = false;
-        if (!onlyInPlace && t != "MPI_DOUBLE" && t != "MPI_FLOAT")
+        if (!onlyInPlace && datatypeElem(t) == Scalar::Other)
           error(args[i]->loc, "datatype '" + t + "' of " + s->comm.name +
-                                  " cannot carry derivatives; use "
-                                  "MPI_DOUBLE or MPI_FLOAT");
+                                  " cannot carry derivatives; use " +
+                                  floatingDatatypes(t));
       }
     }
     Block out;

@@ -984,19 +984,22 @@ ExprP Lowering::lowerCall(const CallExpr *ce) {
     // MPI_Allreduce(...)`: the call stays a statement, before this one, and
     // its value is MPI_SUCCESS (under the default error handler a failing
     // call does not return).
-    if (pre && !inCondition && !guarded && rt.elem == Scalar::Int) {
+    // NCCL calls return an ncclResult_t: ncclSuccess.
+    bool nccl = name.rfind("nccl", 0) == 0;
+    if (pre && !inCondition && !guarded && (rt.elem == Scalar::Int || nccl)) {
       if (!lowerComm(ce, *pre))
         return nullptr;
-      auto v = std::make_shared<mpiad::Expr>(
-          *mkOpaque("MPI_SUCCESS", {}, Scalar::Int));
-      v->intConstant = true;
+      auto v = std::make_shared<mpiad::Expr>(*mkOpaque(
+          nccl ? "ncclSuccess" : "MPI_SUCCESS", {}, nccl ? rt.elem : Scalar::Int));
+      v->intConstant = !nccl;
       v->loc = loc;
       return v;
     }
     error(loc, "'" + name + "' used as a value inside an operand of &&, || "
                             "or ?:; call it as a statement (its return code "
-                            "is MPI_SUCCESS here) in a differentiated "
-                            "function");
+                            "is " +
+                                std::string(nccl ? "ncclSuccess" : "MPI_SUCCESS") +
+                                " here) in a differentiated function");
     return nullptr;
   }
   if (name == "setjmp" || name == "longjmp" || name == "_setjmp" ||

@@ -51,7 +51,32 @@ struct CType {
   std::string mpiType() const {
     return elem == Scalar::Float ? "MPI_FLOAT" : "MPI_DOUBLE";
   }
+  /// The datatype constant of this element type in the family of `like`
+  /// (an MPI datatype, or an NCCL one such as ncclFloat64).
+  std::string datatypeLike(const std::string &like) const {
+    if (like.rfind("nccl", 0) == 0)
+      return elem == Scalar::Float ? "ncclFloat" : "ncclDouble";
+    return mpiType();
+  }
 };
+
+/// The element type a datatype constant describes: Double for MPI_DOUBLE,
+/// ncclDouble and ncclFloat64, Float for MPI_FLOAT, ncclFloat and
+/// ncclFloat32, Other for anything else (the only datatypes that carry
+/// derivatives).
+inline Scalar datatypeElem(const std::string &t) {
+  if (t == "MPI_DOUBLE" || t == "ncclDouble" || t == "ncclFloat64")
+    return Scalar::Double;
+  if (t == "MPI_FLOAT" || t == "ncclFloat" || t == "ncclFloat32")
+    return Scalar::Float;
+  return Scalar::Other;
+}
+
+/// What to write instead of a datatype that cannot carry derivatives.
+inline std::string floatingDatatypes(const std::string &t) {
+  return t.rfind("nccl", 0) == 0 ? "ncclDouble or ncclFloat"
+                                 : "MPI_DOUBLE or MPI_FLOAT";
+}
 
 /// A number per variable object, in order of creation in this process, so
 /// that sets and maps of variables iterate in the same order on every run

@@ -257,8 +257,8 @@ private:
         (size_t)t >= s.comm.args.size())
       return fail(a, s.loc);
     std::string type = printExpr(s.comm.args[t]);
-    bool sameType = (type == "MPI_DOUBLE" && P->type.elem == Scalar::Double) ||
-                    (type == "MPI_FLOAT" && P->type.elem == Scalar::Float);
+    bool sameType = P->type.isFloatingElem() &&
+                    datatypeElem(type) == P->type.elem;
     ExprP m = sameType ? bound(add(o, s.comm.args[c]), true) : nullptr;
     if (!m)
       return fail(a, s.loc);

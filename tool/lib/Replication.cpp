@@ -53,9 +53,15 @@ private:
   // sub-communicator.
   std::map<const Var *, ExprP> copyOf; // local -> its only assigned value
   std::set<const Var *> disqualified;  // written otherwise (or twice)
+  // NCCL communicators made by a `joins` rule (ncclCommInitRank) -> the
+  // unique id they were made from; values written as the replicated result
+  // of a collective (MPI_Bcast of the id) -> its communicators.
+  std::map<const Var *, const Var *> joinedBy;
+  std::map<const Var *, std::vector<ExprP>> sharedBy;
+
+  std::map<const Var *, int> writes; // assignments, and joins calls
 
   void findCommCopies() {
-    std::map<const Var *, int> writes;
     walk(f.body, [&](Stmt &s, const WalkCtx &) {
       if (s.kind == Stmt::Assign && s.lhs && s.lhs->kind == Expr::VarRef) {
         const Var *v = s.lhs->var;
@@ -69,10 +75,30 @@ private:
         else
           disqualified.insert(s.var);
       } else if (s.kind == Stmt::Comm) {
-        for (size_t i = 0; i < s.comm.args.size(); ++i)
-          if (s.comm.rule->args[i].write)
-            if (Var *b = baseVar(s.comm.args[i]))
-              disqualified.insert(b);
+        const CommRule &r = *s.comm.rule;
+        for (size_t i = 0; i < s.comm.args.size(); ++i) {
+          if (!r.args[i].write)
+            continue;
+          Var *b = baseVar(s.comm.args[i]);
+          if (!b)
+            continue;
+          // ncclCommInitRank(&nc, size, id, rank): nc joins the ranks of id.
+          int ji = r.argIndex(r.joinsId);
+          if (r.args[i].name == r.joinsComm && ji >= 0 &&
+              s.comm.args[i]->kind == Expr::AddrOf && ++writes[b] == 1) {
+            if (Var *id = baseVar(s.comm.args[ji]))
+              joinedBy[b] = id;
+            continue;
+          }
+          disqualified.insert(b);
+          // A broadcast (a replicated result) of the value an NCCL
+          // communicator is made from: over which communicator?
+          auto rep = r.resultReplication.find(r.args[i].name);
+          if (rep != r.resultReplication.end() && rep->second == "replicated")
+            for (size_t j = 0; j < s.comm.args.size(); ++j)
+              if (r.args[j].role == CommArg::Comm)
+                sharedBy[b].push_back(s.comm.args[j]);
+        }
       }
       // Any address taken (`&c` to a call) may write it.
       auto addr = [&](const ExprP &e) {
@@ -104,6 +130,16 @@ private:
       return v->name == main && v->type.ptrDepth == 0;
     if (disqualified.count(v))
       return false;
+    // An NCCL communicator made from an id that one broadcast over the
+    // reference communicator gave every rank (and no assignment changed):
+    // the same ranks.
+    auto j = joinedBy.find(v);
+    if (j != joinedBy.end()) {
+      auto b = sharedBy.find(j->second);
+      return !copyOf.count(v) && !writes.count(j->second) &&
+             b != sharedBy.end() && b->second.size() == 1 &&
+             isReference(b->second[0], depth + 1);
+    }
     auto it = copyOf.find(v);
     return it != copyOf.end() && isReference(it->second, depth + 1);
   }

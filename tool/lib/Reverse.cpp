@@ -46,8 +46,12 @@ public:
           createdComms.insert(c);
       if (!r.releases.empty())
         if (Var *c = baseVar(st.comm.args[r.argIndex(r.releases)]))
-          if (createdComms.count(c))
+          if (createdComms.count(c)) {
             deferredRelease[c] = st.comm.name;
+            // MPI_Comm_free(&c), but ncclCommDestroy(c): as written.
+            releaseByValue[c] =
+                st.comm.args[r.argIndex(r.releases)]->kind != Expr::AddrOf;
+          }
     });
   }
 
@@ -1541,6 +1545,8 @@ public:
   /// Does any point-to-point message of this function carry derivatives?
   /// Then every point-to-point call is reversed, so that peers match.
   int p2pActive = -1, startActive = -1;
+  std::shared_ptr<std::set<const Stmt *>> ungrouped; // ingroup calls outside one
+  std::shared_ptr<std::set<const Stmt *>> grouped;   // others inside one
   bool pointToPointActive() {
     if (p2pActive < 0)
       p2pActive = mpiad::pointToPointActive(F.body);
@@ -1556,6 +1562,7 @@ public:
   /// Communicators created in this function whose release the primal
   /// performs: the release moves to the reverse of the creation.
   std::map<Var *, std::string> deferredRelease;
+  std::map<Var *, bool> releaseByValue; // the release takes c, not &c
 
   bool guardsHold(const CommRule &r, const std::vector<ExprP> &args,
                   const std::vector<Guard> &gs) {
@@ -1674,8 +1681,9 @@ public:
           if (Var *b = baseVar(args[i]))
             if (b->active && b->type.isFloatingElem()) {
               std::string t = arg(a.datatype)->text;
-              std::string want = b->type.mpiType();
-              if ((t == "MPI_DOUBLE" || t == "MPI_FLOAT") && t != want)
+              std::string want = b->type.datatypeLike(t);
+              if (datatypeElem(t) != Scalar::Other &&
+                  datatypeElem(t) != b->type.elem)
                 error(args[i]->loc, "buffer '" + b->userName + "' holds " +
                                         b->type.elemName() + " but " +
                                         s->comm.name + " is told " + t +
@@ -1691,12 +1699,36 @@ public:
               onlyInPlace = false;
           if (onlyInPlace)
             continue;
-          if (t != "MPI_DOUBLE" && t != "MPI_FLOAT")
+          if (datatypeElem(t) == Scalar::Other)
             error(args[i]->loc, "datatype '" + t + "' of " + s->comm.name +
-                                    " cannot carry derivatives; use "
-                                    "MPI_DOUBLE or MPI_FLOAT");
+                                    " cannot carry derivatives; use " +
+                                    floatingDatatypes(t));
         }
       }
+    }
+    // A point-to-point call of a group (ncclSend) must be in one.
+    // A collective with derivatives must not be in a group.
+    if (anyActive && !r.inGroup && !r.groupStart && !r.groupEnd) {
+      if (!grouped)
+        grouped = std::make_shared<std::set<const Stmt *>>(
+            mpiad::groupedOthers(F.body));
+      if (grouped->count(s.get()))
+        error(s->loc, "'" + s->comm.name +
+                    "' carries derivatives inside a group "
+                    "(ncclGroupStart()/ncclGroupEnd()): its adjoint and "
+                    "tangent run kernels between collectives, which the "
+                    "group would defer to its end; move the call out of the "
+                    "group");
+    }
+    if (anyActive && r.inGroup) {
+      if (!ungrouped)
+        ungrouped = std::make_shared<std::set<const Stmt *>>(
+            mpiad::ungroupedCalls(F.body));
+      if (ungrouped->count(s.get()))
+        error(s->loc, "'" + s->comm.name +
+                    "' carries derivatives outside a group: its reverse (and "
+                    "its tangent) completes at the end of the reversed group; "
+                    "put the call between ncclGroupStart() and ncclGroupEnd()");
     }
     // Record what the call overwrites, if the reverse sweep needs it.  The
     // tape is LIFO: these pushes come before the records of the rule's
@@ -1784,7 +1816,9 @@ public:
         if (deferredRelease.count(c))
           rev.insert(rev.begin(),
                      mkExprStmt(mkCall(deferredRelease[c],
-                                       {mkAddrOf(mkVar(c))}, Scalar::Int)));
+                                       {releaseByValue[c] ? mkVar(c)
+                                                          : mkAddrOf(mkVar(c))},
+                                       Scalar::Int)));
     if (!anyActive) {
       append(rev, restore);
       return {fwd, rev};

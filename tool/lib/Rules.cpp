@@ -160,6 +160,11 @@ private:
   }
 };
 
+/// A library constant a rule may name: MPI_DOUBLE, MPI_IN_PLACE, ncclSum...
+bool isConstantName(const std::string &w) {
+  return w.rfind("MPI_", 0) == 0 || w.rfind("nccl", 0) == 0;
+}
+
 std::string trim(const std::string &s) {
   size_t b = s.find_first_not_of(" \t\r");
   if (b == std::string::npos)
@@ -442,7 +447,7 @@ bool RuleSet::loadFile(const std::string &path) {
         continue;
       }
       auto constant = [](const std::string &w) {
-        return isdigit((unsigned char)w[0]) || w.rfind("MPI_", 0) == 0;
+        return isdigit((unsigned char)w[0]) || isConstantName(w);
       };
       CommArg *a = needArg(words[0]);
       if (!a || (!constant(words[2]) && !needArg(words[2])) ||
@@ -499,7 +504,7 @@ bool RuleSet::loadFile(const std::string &path) {
       std::string unknown;
       std::function<void(const ExprP &)> check = [&](const ExprP &x) {
         if (x->kind == Expr::Opaque && x->ops.empty() &&
-            open->argIndex(x->text) < 0 && x->text.rfind("MPI_", 0) != 0 &&
+            open->argIndex(x->text) < 0 && !isConstantName(x->text) &&
             unknown.empty())
           unknown = x->text;
         for (const ExprP &o : x->ops)
@@ -590,7 +595,7 @@ bool RuleSet::loadFile(const std::string &path) {
             if (n.rfind(w, 0) == 0 && n.back() == ')')
               inner = n.substr(strlen(w), n.size() - strlen(w) - 1);
           bool constant = isdigit((unsigned char)inner[0]) || inner == "NULL" ||
-                          inner.rfind("MPI_", 0) == 0;
+                          isConstantName(inner);
           if (inner != n || !constant) {
             CommArg *ca = needArg(inner);
             if (ca && inner != n && ca->role != CommArg::Buffer) {
@@ -616,6 +621,10 @@ bool RuleSet::loadFile(const std::string &path) {
         open->inPlace[words[0]] = words[1];
     } else if (kw == "pointtopoint") {
       open->pointToPoint = true;
+    } else if (kw == "groupstart" || kw == "groupend" || kw == "ingroup") {
+      (kw == "groupstart" ? open->groupStart
+       : kw == "groupend" ? open->groupEnd
+                          : open->inGroup) = true;
     } else if (kw == "starts" || kw == "completes") {
       (kw == "starts" ? open->starts : open->completes) = true;
     } else if (kw == "answer") {
@@ -626,6 +635,16 @@ bool RuleSet::loadFile(const std::string &path) {
       }
       if (needArg(words[0]))
         open->answers.push_back(words[0]);
+    } else if (kw == "joins") {
+      if (words.size() != 2) {
+        report(path, lineNo, restCol, "expected 'joins NEWCOMM ID'");
+        ok = false;
+        continue;
+      }
+      if (needArg(words[0]) && needArg(words[1])) {
+        open->joinsComm = words[0];
+        open->joinsId = words[1];
+      }
     } else if (kw == "creates" || kw == "releases") {
       if (words.size() != 1) {
         report(path, lineNo, restCol, "expected '" + kw + " ARG'");

@@ -83,6 +83,16 @@ struct CommRule {
   std::vector<std::string> answers; // int outputs the program must not read
   std::string creates;  // arg: a communicator this call creates
   std::string releases; // arg: a communicator this call frees
+  /// `joins NEWCOMM ID` (ncclCommInitRank): NEWCOMM is made of the ranks
+  /// that pass the same ID.  When ID is written by one broadcast over the
+  /// reference communicator, NEWCOMM has the same ranks, and what a
+  /// collective over it writes is replicated like one over the reference.
+  std::string joinsComm, joinsId;
+  /// Groups of point-to-point calls (ncclGroupStart / ncclGroupEnd): a call
+  /// marked `ingroup` that carries derivatives must come between a
+  /// `groupstart` call and a `groupend` call, because its reverse completes
+  /// at the end of the reversed group.
+  bool groupStart = false, groupEnd = false, inGroup = false;
   std::string where;
 
   int argIndex(const std::string &n) const {

@@ -13,7 +13,10 @@
  *   - adjoint.cu: forward-recording and reverse helpers of MPI calls on
  *     device buffers (the device versions of those in mpiad.h);
  *   - tangent.cu: tangent (forward-mode) helpers of MPI calls on device
- *     buffers (the device versions of the *_tan helpers of mpiad.h).
+ *     buffers (the device versions of the *_tan helpers of mpiad.h);
+ *   - nccl.cu: forward, reverse and tangent helpers of the NCCL calls the
+ *     user writes (rules/nccl.rules), declared in mpiad_gpu_nccl.h (which
+ *     includes nccl.h; generated code includes it where it calls them).
  *
  * Link order: -lmpiad_gpu -lmpiad -lnccl -lcudart plus MPI.
  *

@@ -13,6 +13,7 @@
 // RUN: %mpiad-emit --target=cuda %S/../Inputs/cuda_kernels.c -o %t.cu
 // RUN: sed -E 's/([A-Za-z0-9_]+)<<<([^>]*)>>>\(/mpiad_emu_launch(\2, \1)(/' %t.cu > %t.emu.cpp
 // RUN: not grep -q '<<<' %t.emu.cpp
+// RUN: not grep -q 'mpiad_gpu_nccl.h' %t.cu
 // RUN: %mpicc -x c++ -std=c++17 -Wall -Wextra -Wno-unused-function -I%S/../Inputs/cuda_emu -I%include -c %t.emu.cpp -o %t.k.o
 // RUN: %mpicc -I%S/../Inputs/cuda_emu -I%include -c %S/../Inputs/cuda_main.c -o %t.m.o
 // RUN: %mpicc %t.k.o %t.m.o %libmpiad -lm -o %t

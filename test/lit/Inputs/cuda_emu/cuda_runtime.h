@@ -42,6 +42,35 @@ static inline cudaError_t cudaGetDeviceCount(int *n) {
   *n = 1; /* the emulated one */
   return cudaSuccess;
 }
+/* Streams: work runs when it is enqueued, so a stream is only a handle. */
+typedef struct mpiad_emu_stream *cudaStream_t;
+struct mpiad_emu_stream {
+  int unused;
+};
+static inline cudaError_t cudaStreamCreate(cudaStream_t *s) {
+  *s = (cudaStream_t)malloc(sizeof(struct mpiad_emu_stream));
+  return *s ? cudaSuccess : 2;
+}
+static inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  free(s);
+  return cudaSuccess;
+}
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  (void)s;
+  return cudaSuccess;
+}
+static inline cudaError_t cudaMemsetAsync(void *p, int v, size_t bytes,
+                                          cudaStream_t s) {
+  (void)s;
+  return cudaMemset(p, v, bytes);
+}
+static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src,
+                                          size_t bytes,
+                                          enum cudaMemcpyKind kind,
+                                          cudaStream_t s) {
+  (void)s;
+  return cudaMemcpy(dst, src, bytes, kind);
+}
 static inline cudaError_t cudaGetLastError(void) { return cudaSuccess; }
 static inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
 static inline const char *cudaGetErrorString(cudaError_t e) {

@@ -5,7 +5,10 @@
  * memory; kernels run one thread per block (a block sum is its one value),
  * blocks one after another, with few blocks so that the grid-stride loops
  * take several turns; atomics are plain additions; communication and the
- * adjoint helpers are those of libmpiad on host memory (same semantics). */
+ * adjoint helpers of MPI calls are those of libmpiad on host memory (same
+ * semantics); the helpers of NCCL calls are libmpiad_gpu's (runtime/gpu/
+ * nccl.cu, its launches rewritten by the same sed), over the NCCL of nccl.h
+ * here (MPI on host memory). */
 #ifndef MPIAD_EMU_GPU_H
 #define MPIAD_EMU_GPU_H
 
@@ -44,6 +47,17 @@ template <class... P>
 mpiad_emu_kernel<P...> mpiad_emu_launch(long grid, long block,
                                         void (*kernel)(P...)) {
   (void)block;
+  return mpiad_emu_kernel<P...>{grid, kernel};
+}
+/* k<<<grid, block, shared bytes, stream>>>(...) (runtime/gpu/nccl.cu): the
+ * stream runs its work when it is enqueued. */
+template <class... P>
+mpiad_emu_kernel<P...> mpiad_emu_launch(long grid, long block, size_t shared,
+                                        cudaStream_t stream,
+                                        void (*kernel)(P...)) {
+  (void)block;
+  (void)shared;
+  (void)stream;
   return mpiad_emu_kernel<P...>{grid, kernel};
 }
 
