@@ -1436,7 +1436,7 @@ int main(int argc, char **argv) {
       }
       double v = CF_B(X + k * n, xb1, TH + k * 4, thb1, S[k], &sb1, y1, yb1, z1, zb1, BAR[k]);
       double worst = fabs(VAL[k] - v) / (fabs(v) + 1e-300), wscale = 0.0;
-      double got[3 * NX_MAX + 5], want[3 * NX_MAX + 5];
+      double got[4 * NX_MAX + 5], want[4 * NX_MAX + 5];
       int m = 0;
       for (int i = 0; i < n; i++) {
         got[m] = XB[k * n + i]; want[m++] = xb1[i];

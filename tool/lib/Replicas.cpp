@@ -360,9 +360,10 @@ private:
                   "function: assign the result and return at the end");
       return;
     }
-    if (pointerStmt(s) &&
-        (isAllocCall(s.rhs) || dataRep(s.kind == Stmt::Decl ? s.var
-                                                            : s.lhs->var))) {
+    // A copy of a shared pointer (`v = w`, an inlined helper's parameter)
+    // is the same for every replica; an allocation or a pointer chosen by
+    // per-replica values is not.
+    if (pointerStmt(s) && (isAllocCall(s.rhs) || readsRep(s.rhs))) {
       fail(s.loc, "a pointer assigned under a condition that depends on "
                   "per-replica values; replicas share their pointers");
       return;
@@ -393,9 +394,15 @@ private:
     out.push_back(loop);
     regions.push_back(loop.get());
     regionVars.push_back(r);
+    regionInLoop.push_back(loopDepth > 0);
     return loop.get();
   }
   std::string replicaName = "r";
+  int loopDepth = 0;               // loops around the statements batched
+  std::vector<char> regionInLoop;  // per replica loop: inside another loop?
+  int rwLoops = 0;                 // loops inside the replica loop, in rwStmt
+  bool rwInLoop = false;           // the replica loop is inside a loop
+  Block deferredFrees;             // frees taken out of replica loops
 
   /// Pass 1: the new shape of a block, with replica loops whose bodies are
   /// still the original statements.
@@ -486,7 +493,11 @@ private:
                              "values, but its condition does not");
           return;
         }
+        bool isLoop = s->kind == Stmt::For || s->kind == Stmt::While ||
+                      s->kind == Stmt::DoWhile;
+        loopDepth += isLoop;
         batchBlock(s->body, false);
+        loopDepth -= isLoop;
         batchBlock(s->elseBody, false);
         out.push_back(s);
         continue;
@@ -578,9 +589,11 @@ private:
       s.rhs = scalePointer(s.rhs);
   }
 
-  /// `double a[N]` holding per-replica values becomes R*N elements.
   std::vector<Var *> fixedArrays;
-  void fixedArray(Stmt &s) {
+  /// `double a[N]` holding per-replica values becomes R*N elements.  In a
+  /// replica loop (`only` its counter) the initialiser is stored for that
+  /// replica only; elsewhere for every replica.
+  void fixedArray(Stmt &s, Var *only = nullptr) {
     Var *v = s.var;
     if (v->type.dims.size() != 1) {
       fail(s.loc, "per-replica array '" + v->userName +
@@ -623,8 +636,11 @@ private:
     it.base = "int";
     Var *k = F.newVar("mpiad_k", it, Var::Local);
     k->declaredInForInit = true;
-    Var *r = F.newVar(replicaName, it, Var::Local);
-    r->declaredInForInit = true;
+    Var *r = only;
+    if (!r) {
+      r = F.newVar(replicaName, it, Var::Local);
+      r->declaredInForInit = true;
+    }
     auto loop = [&](Var *c, ExprP hi, Block body) {
       auto l = std::make_shared<Stmt>();
       l->kind = Stmt::For;
@@ -647,8 +663,11 @@ private:
     s = Stmt();
     s.kind = Stmt::Compound;
     s.loc = at;
+    Block perReplica = {fill};
+    if (!only)
+      perReplica = {loop(r, mkVar(Rv), {fill})};
     s.body = {loop(k, mkOpaque("(" + n + ")", {}, Scalar::Int),
-                   {loop(r, mkVar(Rv), {fill})})};
+                   std::move(perReplica))};
   }
   Block fixedAllocs; // the allocations of per-replica fixed arrays
 
@@ -784,9 +803,83 @@ private:
   }
   std::string currentCall; // the call whose arguments rw is rewriting
 
+  /// The floating scalar arguments of a same-file callee are variables
+  /// (the frontend hoists the others), so that the adjoint of the call can
+  /// add into their shadows.  One stored as [R] becomes a temporary:
+  /// `a = t[r]; ... f(a) ...`.
+  void scalarArguments(StmtP &s) {
+    if (!s->rhs || s->rhs->kind != Expr::Call || !fe.callee(s->rhs->text) ||
+        (s->kind != Stmt::Assign && s->kind != Stmt::ExprStmt &&
+         s->kind != Stmt::Decl))
+      return;
+    Block pre;
+    auto call = std::make_shared<Expr>(*s->rhs);
+    for (ExprP &a : call->ops) {
+      if (a->kind != Expr::VarRef || !expanded.count(a->var) ||
+          a->ptrDepth > 0 || !a->isFloating())
+        continue;
+      CType t = a->var->type;
+      t.ptrDepth = 0;
+      Var *tmp = F.newVar(a->var->userName + "_arg", t, Var::Local);
+      tmp->loc = s->loc;
+      StmtP d = mkDecl(tmp, a); // rewritten to t[r] below
+      d->loc = s->loc;
+      pre.push_back(d);
+      a = mkVar(tmp);
+    }
+    if (pre.empty())
+      return;
+    s->rhs = call;
+    pre.push_back(s);
+    StmtP c = mkCompound(std::move(pre));
+    c->loc = s->loc;
+    s = c;
+  }
+
   void rwStmt(StmtP &s, Var *r) {
     if (s->loc.isValid())
       stmtLoc = s->loc;
+    scalarArguments(s);
+    // A pointer copied under per-replica control (checkWhole allowed only
+    // shared values): the same for every replica, offsets times R.
+    // A fixed array declared inside the replica loop: allocated once for
+    // all replicas, initialised for this replica only.
+    if (s->kind == Stmt::Decl && !s->var->type.dims.empty()) {
+      if (dataRep(s->var)) {
+        Stmt &d = *s;
+        fixedArray(d, r);
+      }
+      return;
+    }
+    if (pointerStmt(*s) &&
+        !expanded.count(s->kind == Stmt::Decl ? s->var : s->lhs->var)) {
+      Var *v = s->kind == Stmt::Decl ? s->var : s->lhs->var;
+      if (dataRep(v))
+        s->rhs = scalePointer(s->rhs);
+      return;
+    }
+    // free(p) of per-replica storage under per-replica control: the storage
+    // serves every replica, so it is freed once, at the end.
+    if (s->kind == Stmt::ExprStmt && s->rhs && s->rhs->kind == Expr::Call &&
+        s->rhs->text == "free" && s->rhs->ops.size() == 1 &&
+        dataRep(baseVar(s->rhs->ops[0]))) {
+      if (rwLoops > 0 || rwInLoop) {
+        fail(s->loc, "free() of per-replica storage in a loop, under a "
+                     "condition that depends on per-replica values; free it "
+                     "after the loop, on every path");
+        return;
+      }
+      // Each path of the original frees it once: free it once.
+      std::string what = printExpr(s->rhs->ops[0]);
+      bool seen = false;
+      for (const StmtP &f : deferredFrees)
+        seen |= printExpr(f->rhs->ops[0]) == what;
+      if (!seen)
+        deferredFrees.push_back(s);
+      s = mkComment("free(" + printExpr(s->rhs->ops[0]) +
+                    ") after the replicas are done, at the end");
+      return;
+    }
     switch (s->kind) {
     case Stmt::Decl:
       if (expanded.count(s->var)) {
@@ -822,8 +915,12 @@ private:
       rwStmt(s->init, r);
     if (s->step)
       rwStmt(s->step, r);
+    bool isLoop = s->kind == Stmt::For || s->kind == Stmt::While ||
+                  s->kind == Stmt::DoWhile;
+    rwLoops += isLoop;
     for (StmtP &x : s->body)
       rwStmt(x, r);
+    rwLoops -= isLoop;
     for (StmtP &x : s->elseBody)
       rwStmt(x, r);
   }
@@ -1203,6 +1300,7 @@ bool Batcher::run() {
     batchComm(*s);
   for (size_t k = 0; k < regions.size(); ++k)
     for (StmtP &x : regions[k]->body) {
+      rwInLoop = regionInLoop[k];
       rwStmt(x, regionVars[k]);
       // An unconditional `z[r] = e` defines all of z over the loop.
       if (x->kind == Stmt::Assign && x->op == "=" &&
@@ -1226,6 +1324,8 @@ bool Batcher::run() {
   for (StmtP &s : F.body)
     body.push_back(s);
   for (StmtP &s : epilogueStmts)
+    body.push_back(s);
+  for (StmtP &s : deferredFrees)
     body.push_back(s);
   for (StmtP &s : frees)
     body.push_back(s);
