@@ -406,30 +406,13 @@ private:
 
   /// Pass 1: the new shape of a block, with replica loops whose bodies are
   /// still the original statements.
-  void batchBlock(Block &b, bool atTop) {
+  void batchBlock(Block &b) {
     Block out;
     Stmt *open = nullptr; // the replica loop consecutive statements join
     for (size_t i = 0; i < b.size(); ++i) {
       StmtP s = b[i];
       if (failed)
         return;
-      bool last = atTop && i + 1 == b.size();
-      if (s->kind == Stmt::Return) {
-        if (!last) {
-          fail(s->loc, "'return' before the end of the function; in a "
-                       "function with replicas(...), assign the result and "
-                       "return at the end");
-          return;
-        }
-        if (s->rhs) {
-          if (!open)
-            open = newRegion(out, s->loc);
-          StmtP a = mkAssign(mkIndex(mkVar(valVar), mkInt(0)), "=", s->rhs);
-          a->loc = s->loc;
-          open->body.push_back(a);
-        }
-        continue;
-      }
       if (s->kind == Stmt::Comm && p2pRep &&
           (s->comm.name == "MPI_Get_count" ||
            s->comm.name == "MPI_Get_elements")) {
@@ -496,9 +479,9 @@ private:
         bool isLoop = s->kind == Stmt::For || s->kind == Stmt::While ||
                       s->kind == Stmt::DoWhile;
         loopDepth += isLoop;
-        batchBlock(s->body, false);
+        batchBlock(s->body);
         loopDepth -= isLoop;
-        batchBlock(s->elseBody, false);
+        batchBlock(s->elseBody);
         out.push_back(s);
         continue;
       }
@@ -1260,7 +1243,7 @@ bool Batcher::run() {
       return false;
     }
 
-  batchBlock(F.body, true);
+  batchBlock(F.body);
   if (failed)
     return false;
 
