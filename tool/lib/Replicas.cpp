@@ -376,20 +376,32 @@ private:
       checkWhole(*x, loops);
   }
 
-  Stmt *newRegion(Block &out, clang::SourceLocation loc) {
+  /// `for (int c = 0; c < hi; c++) { body }`, c a new counter.
+  StmtP countedLoop(Var *c, ExprP hi, Block body, clang::SourceLocation loc) {
+    auto l = std::make_shared<Stmt>();
+    l->kind = Stmt::For;
+    l->loc = loc;
+    l->init = mkDecl(c, mkInt(0));
+    l->init->loc = loc;
+    l->cond = mkBinary("<", mkVar(c), hi);
+    l->step = mkAssign(mkVar(c), "+=", mkInt(1));
+    l->step->loc = loc;
+    l->body = std::move(body);
+    return l;
+  }
+  /// A new `int` counter declared in its loop's header.
+  Var *counter(const std::string &name) {
     CType it;
     it.elem = Scalar::Int;
     it.base = "int";
-    Var *r = F.newVar(replicaName, it, Var::Local);
-    r->declaredInForInit = true;
-    auto loop = std::make_shared<Stmt>();
-    loop->kind = Stmt::For;
-    loop->loc = loc;
-    loop->init = mkDecl(r, mkInt(0));
-    loop->init->loc = loc;
-    loop->cond = mkBinary("<", mkVar(r), mkVar(Rv));
-    loop->step = mkAssign(mkVar(r), "+=", mkInt(1));
-    loop->step->loc = loc;
+    Var *c = F.newVar(name, it, Var::Local);
+    c->declaredInForInit = true;
+    return c;
+  }
+
+  Stmt *newRegion(Block &out, clang::SourceLocation loc) {
+    Var *r = counter(replicaName);
+    StmtP loop = countedLoop(r, mkVar(Rv), {}, loc);
     loop->replicaLoop = true;
     out.push_back(loop);
     regions.push_back(loop.get());
@@ -614,26 +626,9 @@ private:
       return;
     }
     // Each replica gets the initial values: v[k * R + r] = init[k].
-    CType it;
-    it.elem = Scalar::Int;
-    it.base = "int";
-    Var *k = F.newVar("mpiad_k", it, Var::Local);
-    k->declaredInForInit = true;
-    Var *r = only;
-    if (!r) {
-      r = F.newVar(replicaName, it, Var::Local);
-      r->declaredInForInit = true;
-    }
-    auto loop = [&](Var *c, ExprP hi, Block body) {
-      auto l = std::make_shared<Stmt>();
-      l->kind = Stmt::For;
-      l->loc = s.loc;
-      l->init = mkDecl(c, mkInt(0));
-      l->cond = mkBinary("<", mkVar(c), hi);
-      l->step = mkAssign(mkVar(c), "+=", mkInt(1));
-      l->body = std::move(body);
-      return l;
-    };
+    Var *k = counter("mpiad_k");
+    Var *r = only ? only : counter(replicaName);
+    clang::SourceLocation at = s.loc;
     ExprP value = mkOpaque("((" + elem + "[" + n + "])" + init->text + ")[" +
                                k->name + "]",
                            {k}, v->type.elem);
@@ -642,15 +637,14 @@ private:
                                    mkVar(r))),
         "=", value);
     fill->loc = s.loc;
-    clang::SourceLocation at = s.loc;
     s = Stmt();
     s.kind = Stmt::Compound;
     s.loc = at;
     Block perReplica = {fill};
     if (!only)
-      perReplica = {loop(r, mkVar(Rv), {fill})};
-    s.body = {loop(k, mkOpaque("(" + n + ")", {}, Scalar::Int),
-                   std::move(perReplica))};
+      perReplica = {countedLoop(r, mkVar(Rv), {fill}, at)};
+    s.body = {countedLoop(k, mkOpaque("(" + n + ")", {}, Scalar::Int),
+                          std::move(perReplica), at)};
   }
   Block fixedAllocs; // the allocations of per-replica fixed arrays
 
@@ -1041,20 +1035,8 @@ bool Batcher::setUp() {
   ann.replicated.push_back({rn, ann.loc});
 
   Block prologue, epilogue;
-  auto loopOver = [&](Var *counter, ExprP hi, Block body) {
-    auto loop = std::make_shared<Stmt>();
-    loop->kind = Stmt::For;
-    loop->loc = F.loc;
-    loop->init = mkDecl(counter, mkInt(0));
-    loop->cond = mkBinary("<", mkVar(counter), hi);
-    loop->step = mkAssign(mkVar(counter), "+=", mkInt(1));
-    loop->body = std::move(body);
-    return loop;
-  };
-  auto counter = [&](const std::string &n) {
-    Var *c = F.newVar(n, it, Var::Local);
-    c->declaredInForInit = true;
-    return c;
+  auto loopOver = [&](Var *c, ExprP hi, Block body) {
+    return countedLoop(c, hi, std::move(body), F.loc);
   };
 
   for (const auto &[name, loc] : ann.replicas) {
