@@ -3,8 +3,11 @@
 // `replicas(w, y)` in a differentiate pragma asks for F_bv (and F_dv): the
 // adjoint of F for R independent replicas at once, where the replicas differ
 // in the named inputs and share every other input (the NNPDF case: one model
-// fitted to R pseudo-data replicas).  This stage turns the lowered function
-// into its batched primal, which the usual pipeline then differentiates:
+// fitted to R pseudo-data replicas).  This stage turns the function, after
+// inlining (every same-file helper called with a pointer is inlined, so that
+// every array access is seen) and normalization (early returns, break and
+// continue are flags), into its batched primal, which is normalized again
+// and then differentiated by the usual pipeline:
 //
 //   - `int R` becomes the first parameter.  A per-replica array parameter
 //     holds R copies back to back (replica r at `w + r*len`); a per-replica
@@ -34,7 +37,11 @@
 //     whose condition depends on per-replica values runs whole inside a
 //     replica loop (each replica takes its own path); it may not communicate.
 //   - A per-replica scalar declared inside one replica loop and used only
-//     there stays a scalar; other per-replica scalars become arrays of R.
+//     there stays a scalar; other per-replica scalars become arrays of R
+//     (Var::replicaCount).  A store into every element in a loop over the
+//     replicas (Stmt::replicaFill) is a new value for replication and
+//     to-be-recorded: the loop runs at least once (Stmt::replicaLoop), since
+//     the batched function returns first when R < 1.
 //
 // No replica ever reads another replica's values: every per-replica access
 // is at `[... * R + r]` inside the loop over r, and each communication call
@@ -335,7 +342,9 @@ private:
   }
 
   /// Checks a statement that runs whole inside a replica loop: no
-  /// communication, no jump out of it, no pointer assignment.
+  /// communication, no jump out of it (normalization has made flags of
+  /// them; one left would leave a loop all replicas share), no allocation
+  /// and no pointer chosen by per-replica values.
   void checkWhole(const Stmt &s, int loops) {
     if (s.kind == Stmt::Comm) {
       fail(s.loc, "'" + s.comm.name +
