@@ -89,7 +89,7 @@ std::set<Var *> assignedIn(const Block &b, const Frontend &fe);
 /// Inlines same-file helpers that communicate (Inline.cpp); with
 /// `pointerCalls`, also every helper called with a pointer argument (the
 /// replicas transformation must see every access to an array).
-void inlineCommunicatingCallees(Function &f, Frontend &fe,
+void inlineCommunicatingCallees(Function &f, Frontend &fe, Diag &diag,
                                 bool pointerCalls = false);
 /// replicas(...): turns F into its batched primal over R replicas and
 /// adjusts the annotation to match (Replicas.cpp).  False after an error.

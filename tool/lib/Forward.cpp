@@ -607,7 +607,7 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
   if (annIn.batched) {
     // Every array access must be visible to the batching: helpers called
     // with pointers are inlined first.
-    inlineCommunicatingCallees(F, fe_, true);
+    inlineCommunicatingCallees(F, fe_, diag_, true);
     if (!normalize(F, fe_, diag_) || !batchReplicas(F, R.ann, fe_, diag_))
       return false;
   }

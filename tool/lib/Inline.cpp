@@ -35,11 +35,12 @@
 // Arguments are evaluated once, in order, as for a call.  A helper inlined
 // here is lowered afresh (Frontend::lowerCopy), so its variables belong to
 // the caller from then on; clashing names are made unique later by
-// Module::nameVariables.  Helpers are not inlined, and keep the error of
-// Reverse.cpp, when they return from anywhere but their last statement, take
-// array-typed parameters, or are recursive (inlining stops at depth 16).  A
-// floating scalar passed by address goes through a one-element array (see
-// expand).
+// Module::nameVariables.  A helper that returns before its last statement
+// is normalized first (its returns become flags that guard the rest, and its
+// value is in its own mpiad_ret), then inlined the same way.  Recursive
+// helpers are not inlined (inlining stops at depth 16) and keep the error of
+// Reverse.cpp.  A floating scalar passed by address goes through a
+// one-element array (see expand).
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
@@ -55,14 +56,15 @@ namespace {
 
 class Inliner {
 public:
-  Inliner(Function &f, Frontend &fe, bool pointerCalls)
-      : F(f), fe(fe), pointerCalls(pointerCalls) {}
+  Inliner(Function &f, Frontend &fe, Diag &diag, bool pointerCalls)
+      : F(f), fe(fe), diag(diag), pointerCalls(pointerCalls) {}
 
   void run() { block(F.body, 0); }
 
 private:
   Function &F;
   Frontend &fe;
+  Diag &diag;
   bool pointerCalls; // also every call with a pointer argument (replicas)
   std::map<const Function *, bool> comm_; // callee -> communicates
 
@@ -142,12 +144,17 @@ private:
     return false;
   }
 
-  /// Can cf's body be spliced in: one return at most, as its last
-  /// statement, and no array-typed parameters?
-  static bool inlinable(const Function &cf) {
+  /// No array-typed parameters (they would be copies).
+  static bool arrayFree(const Function &cf) {
     for (Var *p : cf.params)
       if (!p->type.dims.empty())
         return false;
+    return true;
+  }
+
+  /// Can cf's body be spliced in as it is: one return at most, as its last
+  /// statement?
+  static bool inlinable(const Function &cf) {
     int returns = 0;
     walk(cf.body, [&](Stmt &s, const WalkCtx &) {
       if (s.kind == Stmt::Return)
@@ -184,8 +191,16 @@ private:
     if (!fd)
       return false;
     std::unique_ptr<Function> body = fe.lowerCopy(fd);
-    if (!body || !inlinable(*body))
+    if (!body || !arrayFree(*body))
       return false;
+    // A helper that returns before its end is normalized first: its returns
+    // become flags that guard the rest, and its value is in mpiad_ret.
+    bool early = !inlinable(*body);
+    if (early) {
+      Diag::Quiet quiet(diag); // not inlined after all: the caller says why
+      if (!normalize(*body, fe, diag) || diag.hasErrors())
+        return false;
+    }
     const ExprP call = *callOf(*s);
     if (call->ops.size() != body->params.size())
       return false;
@@ -238,6 +253,12 @@ private:
       ret = cb.back();
       cb.pop_back();
     }
+    if (early && body->retVar) { // normalized: the value is in mpiad_ret
+      ret = std::make_shared<Stmt>();
+      ret->kind = Stmt::Return;
+      ret->rhs = mkVar(body->retVar);
+      ret->loc = s->loc;
+    }
     // The callee's writes through the pointer land before the call's value
     // is assigned (`s = f(&s)` keeps the returned value).
     for (StmtP &x : copyBack)
@@ -280,8 +301,9 @@ private:
 
 } // namespace
 
-void inlineCommunicatingCallees(Function &f, Frontend &fe, bool pointerCalls) {
-  Inliner(f, fe, pointerCalls).run();
+void inlineCommunicatingCallees(Function &f, Frontend &fe, Diag &diag,
+                                bool pointerCalls) {
+  Inliner(f, fe, diag, pointerCalls).run();
 }
 
 } // namespace mpiad

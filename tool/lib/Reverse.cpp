@@ -2058,7 +2058,7 @@ std::string Module::uniqueName(const std::string &want) {
 static bool runPipeline(Module &M, Function &F, Request &R,
                         std::unique_ptr<ReverseGen> &gen, Pair &sweeps) {
   Diag &diag = M.diag_;
-  inlineCommunicatingCallees(F, M.fe_, R.ann.batched);
+  inlineCommunicatingCallees(F, M.fe_, diag, R.ann.batched);
   if (!normalize(F, M.fe_, diag))
     return false;
   // replicas(...): batched after normalization (its flags replace early
@@ -3044,9 +3044,8 @@ const Module::CalleeNames *Module::callee(const std::string &name,
     diag_.error(loc, "'" + name + "' communicates values that carry "
                                   "derivatives and cannot be inlined into its "
                                   "caller: mpiad differentiates communication "
-                                  "in a helper by inlining it, which needs "
-                                  "its only 'return' to be its last statement "
-                                  "and no recursion");
+                                  "in a helper by inlining it, which needs a "
+                                  "helper that does not call itself");
     return nullptr;
   }
   // Live-in values of the reverse sweep: pushed at the end of the forward
