@@ -714,7 +714,7 @@ private:
                  "; only its elements can be used here" +
                  (fe.callee(currentCall)
                       ? " (a same-file helper is inlined, and then sees "
-                        "them, when it returns only at its end)"
+                        "them, unless it calls itself)"
                       : ""));
       return e;
     case Expr::Index: {
