@@ -178,6 +178,15 @@ std::set<const Stmt *> ungroupedCalls(const Block &body);
 /// The other communication calls between a `groupstart` and a `groupend`
 /// call (a collective in an NCCL group).
 std::set<const Stmt *> groupedOthers(const Block &body);
+/// The two sets above for one function, computed on first use.
+struct NcclGroups {
+  std::shared_ptr<std::set<const Stmt *>> ungrouped, grouped;
+};
+/// For a communication call with derivatives: the located error's text when
+/// it is a collective inside an NCCL group or a send/receive outside one,
+/// else "" (reverse and forward mode ask alike).
+std::string ncclGroupingError(const Stmt &s, const Block &body,
+                              NcclGroups &groups);
 
 /// A copy-back loop `for (i = 0; i < N; i++) dst[i] = src[i];` over two
 /// private buffers, where the old contents of src are dead: the copy and its

@@ -316,6 +316,33 @@ std::set<const Stmt *> groupedOthers(const Block &body) {
   return inside;
 }
 
+std::string ncclGroupingError(const Stmt &s, const Block &body,
+                              NcclGroups &groups) {
+  const CommRule &r = *s.comm.rule;
+  if (!r.inGroup && !r.groupStart && !r.groupEnd) {
+    if (!groups.grouped)
+      groups.grouped =
+          std::make_shared<std::set<const Stmt *>>(groupedOthers(body));
+    if (groups.grouped->count(&s))
+      return "'" + s.comm.name +
+             "' carries derivatives inside a group "
+             "(ncclGroupStart()/ncclGroupEnd()): its adjoint and tangent run "
+             "kernels between collectives, which the group would defer to its "
+             "end; move the call out of the group";
+  }
+  if (r.inGroup) {
+    if (!groups.ungrouped)
+      groups.ungrouped =
+          std::make_shared<std::set<const Stmt *>>(ungroupedCalls(body));
+    if (groups.ungrouped->count(&s))
+      return "'" + s.comm.name +
+             "' carries derivatives outside a group: its reverse (and its "
+             "tangent) completes at the end of the reversed group; put the "
+             "call between ncclGroupStart() and ncclGroupEnd()";
+  }
+  return "";
+}
+
 bool startsActive(const Block &body) {
   bool p2p = pointToPointActive(body), on = false;
   walk(body, [&](Stmt &st, const WalkCtx &) {

@@ -336,8 +336,7 @@ public:
   // --- communication ----------------------------------------------------
 
   int p2pActive = -1, startActive = -1;
-  std::shared_ptr<std::set<const Stmt *>> ungrouped; // ingroup calls outside one
-  std::shared_ptr<std::set<const Stmt *>> grouped;   // others inside one
+  NcclGroups groups; // NCCL calls in and out of groups
   bool pointToPointActive() {
     if (p2pActive < 0)
       p2pActive = mpiad::pointToPointActive(F.body);
@@ -452,29 +451,11 @@ public:
       anyActive = true;
     if (!anyActive)
       return {s};
-    // A collective with derivatives must not be in a group.
-    if (!r.inGroup && !r.groupStart && !r.groupEnd) {
-      if (!grouped)
-        grouped = std::make_shared<std::set<const Stmt *>>(
-            mpiad::groupedOthers(F.body));
-      if (grouped->count(s.get()))
-        error(s->loc, "'" + s->comm.name +
-                    "' carries derivatives inside a group "
-                    "(ncclGroupStart()/ncclGroupEnd()): its adjoint and "
-                    "tangent run kernels between collectives, which the "
-                    "group would defer to its end; move the call out of the "
-                    "group");
-    }
-    if (r.inGroup) {
-      if (!ungrouped)
-        ungrouped = std::make_shared<std::set<const Stmt *>>(
-            mpiad::ungroupedCalls(F.body));
-      if (ungrouped->count(s.get()))
-        error(s->loc, "'" + s->comm.name +
-                    "' carries derivatives outside a group: its reverse (and "
-                    "its tangent) completes at the end of the reversed group; "
-                    "put the call between ncclGroupStart() and ncclGroupEnd()");
-    }
+    // A collective with derivatives must not be in an NCCL group, a
+    // point-to-point call of a group (ncclSend) must be in one.
+    std::string why = ncclGroupingError(*s, F.body, groups);
+    if (!why.empty())
+      error(s->loc, why);
     for (size_t i = 0; i < r.args.size(); ++i) {
       const CommArg &a = r.args[i];
       if (a.role == CommArg::Op) {

@@ -1131,22 +1131,21 @@ bool Batcher::setUp() {
     StmtP d = mkDecl(copy, mkCall("malloc", {bytes}, ct.elem, 1));
     d->loc = p->loc;
     prologue.push_back(d);
-    Var *r = counter(replicaName), *k = counter("k");
-    ExprP inner = mkBinary("+", mkBinary("*", mkVar(k), mkVar(Rv)), mkVar(r));
-    ExprP outer = mkBinary("+", mkBinary("*", mkVar(r), len), mkVar(k));
-    prologue.push_back(loopOver(
-        r, mkVar(Rv),
-        {loopOver(k, len, {mkAssign(mkIndex(mkVar(copy), inner), "=",
-                                    mkIndex(mkVar(p), outer))})}));
-    if (named(ann.outputs, name)) {
-      Var *r2 = counter(replicaName), *k2 = counter("k");
-      ExprP in2 = mkBinary("+", mkBinary("*", mkVar(k2), mkVar(Rv)), mkVar(r2));
-      ExprP out2 = mkBinary("+", mkBinary("*", mkVar(r2), len), mkVar(k2));
-      epilogue.push_back(loopOver(
-          r2, mkVar(Rv),
-          {loopOver(k2, len, {mkAssign(mkIndex(mkVar(p), out2), "=",
-                                       mkIndex(mkVar(copy), in2))})}));
-    }
+    // Between the caller's layout (p[r * len + k]) and the replica-
+    // innermost one (copy[k * R + r]): in on entry, out on exit.
+    auto transpose = [&](bool in) {
+      Var *r = counter(replicaName), *k = counter("k");
+      ExprP inner = mkIndex(
+          mkVar(copy), mkBinary("+", mkBinary("*", mkVar(k), mkVar(Rv)), mkVar(r)));
+      ExprP outer =
+          mkIndex(mkVar(p), mkBinary("+", mkBinary("*", mkVar(r), len), mkVar(k)));
+      return loopOver(r, mkVar(Rv),
+                      {loopOver(k, len, {in ? mkAssign(inner, "=", outer)
+                                            : mkAssign(outer, "=", inner)})});
+    };
+    prologue.push_back(transpose(true));
+    if (named(ann.outputs, name))
+      epilogue.push_back(transpose(false));
     epilogue.push_back(mkExprStmt(mkCall("free", {mkVar(copy)}, Scalar::Void)));
     if (named(ann.replicated, name)) {
       ann.replicatedLen[name] = rn + " * (" + printExpr(len) + ")";

@@ -1545,8 +1545,7 @@ public:
   /// Does any point-to-point message of this function carry derivatives?
   /// Then every point-to-point call is reversed, so that peers match.
   int p2pActive = -1, startActive = -1;
-  std::shared_ptr<std::set<const Stmt *>> ungrouped; // ingroup calls outside one
-  std::shared_ptr<std::set<const Stmt *>> grouped;   // others inside one
+  NcclGroups groups; // NCCL calls in and out of groups
   bool pointToPointActive() {
     if (p2pActive < 0)
       p2pActive = mpiad::pointToPointActive(F.body);
@@ -1706,29 +1705,12 @@ public:
         }
       }
     }
-    // A point-to-point call of a group (ncclSend) must be in one.
-    // A collective with derivatives must not be in a group.
-    if (anyActive && !r.inGroup && !r.groupStart && !r.groupEnd) {
-      if (!grouped)
-        grouped = std::make_shared<std::set<const Stmt *>>(
-            mpiad::groupedOthers(F.body));
-      if (grouped->count(s.get()))
-        error(s->loc, "'" + s->comm.name +
-                    "' carries derivatives inside a group "
-                    "(ncclGroupStart()/ncclGroupEnd()): its adjoint and "
-                    "tangent run kernels between collectives, which the "
-                    "group would defer to its end; move the call out of the "
-                    "group");
-    }
-    if (anyActive && r.inGroup) {
-      if (!ungrouped)
-        ungrouped = std::make_shared<std::set<const Stmt *>>(
-            mpiad::ungroupedCalls(F.body));
-      if (ungrouped->count(s.get()))
-        error(s->loc, "'" + s->comm.name +
-                    "' carries derivatives outside a group: its reverse (and "
-                    "its tangent) completes at the end of the reversed group; "
-                    "put the call between ncclGroupStart() and ncclGroupEnd()");
+    // A collective with derivatives must not be in an NCCL group, a
+    // point-to-point call of a group (ncclSend) must be in one.
+    if (anyActive) {
+      std::string why = ncclGroupingError(*s, F.body, groups);
+      if (!why.empty())
+        error(s->loc, why);
     }
     // Record what the call overwrites, if the reverse sweep needs it.  The
     // tape is LIFO: these pushes come before the records of the rule's
