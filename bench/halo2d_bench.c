@@ -1,8 +1,16 @@
 /*
  * halo2d_bench.c - timing harness for the adjoint of the 2-D heat solver of
- * samples/halo2d (the same `halo2d` function: a non-blocking halo exchange,
- * MPI_Irecv / MPI_Isend / MPI_Waitall, overlapping the interior update),
- * differentiated with respect to the per-cell diffusivity kappa.
+ * samples/halo2d (a non-blocking halo exchange, MPI_Irecv / MPI_Isend /
+ * MPI_Waitall, overlapping the interior update), differentiated with respect
+ * to the per-cell diffusivity kappa.  Two forms of the same solver:
+ *   halo2d     packs the ghost columns into buffers by loops, gets its
+ *              neighbours as ints and is one function (the sample as it
+ *              was first written);
+ *   halo2d_dt  is the sample as it is now: MPI_Cart_shift on the Cartesian
+ *              communicator, the columns sent and received as one
+ *              MPI_Type_vector each, and the exchange and the misfit in
+ *              helpers.  It must give the same value and gradient, and its
+ *              adjoint should cost no more than the packed form's.
  *
  * It measures, meant for 2 ranks:
  *   - primal time (halo2d) and adjoint time (value + gradient, the generated
@@ -42,7 +50,8 @@
 #include "mpiad.h"
 #include "pmpi_count.h"
 
-/* ---- the primal: identical to samples/halo2d/halo2d.c -------------------- */
+/* ---- the primal, packed form: samples/halo2d/halo2d.c before it used a --- */
+/* ---- Cartesian communicator, a column datatype and helpers --------------- */
 
 #pragma mpiad differentiate wrt(kappa) replicated(nsteps, r) \
     varying(kappa, u0, uobs, nx, ny, north, south, west, east) semantics(global) name(halo2d_b)
@@ -143,6 +152,118 @@ double halo2d(const double *kappa, const double *u0, const double *uobs,
   free(rw);
   free(se);
   free(sw);
+  free(un);
+  free(u);
+  return J;
+}
+
+/* ---- the primal as samples/halo2d/halo2d.c has it: MPI_Cart_shift, ------ */
+/* ---- MPI_Type_vector columns, start_halo / finish_halo / misfit helpers --- */
+
+/* Posts the exchange of the ghost layer of u: rows are contiguous, a column
+ * is one item of `col` (nx doubles, a row stride apart).  Tags name the
+ * direction the data moves: 0 northwards, 1 southwards, 2 westwards, 3
+ * eastwards.  Neighbours are MPI_PROC_NULL at the physical boundary, where
+ * the ghosts keep their zeros.  The 8 requests are completed by
+ * finish_halo. */
+static void start_halo(double *u, int nx, int ny, MPI_Datatype col,
+                       int north, int south, int west, int east,
+                       MPI_Comm comm, MPI_Request *reqs) {
+  int ys = ny + 2;
+  MPI_Irecv(&u[1], ny, MPI_DOUBLE, north, 1, comm, &reqs[0]);
+  MPI_Irecv(&u[(nx + 1) * ys + 1], ny, MPI_DOUBLE, south, 0, comm, &reqs[1]);
+  MPI_Irecv(&u[ys], 1, col, west, 3, comm, &reqs[2]);
+  MPI_Irecv(&u[ys + ny + 1], 1, col, east, 2, comm, &reqs[3]);
+  MPI_Isend(&u[ys + 1], ny, MPI_DOUBLE, north, 0, comm, &reqs[4]);
+  MPI_Isend(&u[nx * ys + 1], ny, MPI_DOUBLE, south, 1, comm, &reqs[5]);
+  MPI_Isend(&u[ys + 1], 1, col, west, 2, comm, &reqs[6]);
+  MPI_Isend(&u[ys + ny], 1, col, east, 3, comm, &reqs[7]);
+}
+
+static void finish_halo(MPI_Request *reqs) {
+  MPI_Waitall(8, reqs, MPI_STATUSES_IGNORE);
+}
+
+/* The misfit of u's interior with the observations, over the whole grid. */
+static double misfit(const double *u, const double *uobs, int nx, int ny,
+                     MPI_Comm comm) {
+  int ys = ny + 2;
+  double local = 0.0;
+  for (int i = 1; i <= nx; i++)
+    for (int j = 1; j <= ny; j++) {
+      double d = u[i * ys + j] - uobs[(i - 1) * ny + (j - 1)];
+      local += d * d;
+    }
+  double J = 0.0;
+  MPI_Allreduce(&local, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return J;
+}
+
+#pragma mpiad differentiate wrt(kappa) replicated(nsteps, r) \
+    varying(kappa, u0, uobs, nx, ny) semantics(global) name(halo2d_dt_b)
+double halo2d_dt(const double *kappa, const double *u0, const double *uobs,
+              int nx, int ny, int nsteps, double r, MPI_Comm cart) {
+  int north, south, west, east;
+  MPI_Cart_shift(cart, 0, 1, &north, &south);
+  MPI_Cart_shift(cart, 1, 1, &west, &east);
+  int ys = ny + 2; /* row stride of u, with the ghost columns */
+  MPI_Datatype col; /* one column of the interior rows */
+  MPI_Type_vector(nx, 1, ys, MPI_DOUBLE, &col);
+  MPI_Type_commit(&col);
+  double *u = malloc((size_t)(nx + 2) * (size_t)ys * sizeof(double));
+  double *un = malloc((size_t)(nx + 2) * (size_t)ys * sizeof(double));
+  for (int i = 0; i < nx + 2; i++)
+    for (int j = 0; j < ys; j++)
+      u[i * ys + j] = 0.0; /* the ghosts at the physical boundary stay 0 */
+  for (int i = 1; i <= nx; i++)
+    for (int j = 1; j <= ny; j++)
+      u[i * ys + j] = u0[(i - 1) * ny + (j - 1)];
+
+  MPI_Request reqs[8];
+  for (int t = 0; t < nsteps; t++) {
+    start_halo(u, nx, ny, col, north, south, west, east, cart, reqs);
+
+    /* the interior points that need no ghost, while messages fly */
+    for (int i = 2; i < nx; i++)
+      for (int j = 2; j < ny; j++) {
+        int c = i * ys + j;
+        un[c] = u[c] + r * kappa[(i - 1) * ny + (j - 1)] *
+                           (u[c - ys] + u[c + ys] + u[c - 1] + u[c + 1] -
+                            4.0 * u[c]);
+      }
+
+    finish_halo(reqs);
+
+    /* the boundary ring: first and last rows, then first and last columns
+     * (without the corners).  With nx == 1 or ny == 1 a point is updated
+     * twice, to the same value. */
+    for (int j = 1; j <= ny; j++) {
+      int c = ys + j;
+      un[c] = u[c] + r * kappa[j - 1] *
+                         (u[c - ys] + u[c + ys] + u[c - 1] + u[c + 1] -
+                          4.0 * u[c]);
+      int d = nx * ys + j;
+      un[d] = u[d] + r * kappa[(nx - 1) * ny + (j - 1)] *
+                         (u[d - ys] + u[d + ys] + u[d - 1] + u[d + 1] -
+                          4.0 * u[d]);
+    }
+    for (int i = 2; i < nx; i++) {
+      int c = i * ys + 1;
+      un[c] = u[c] + r * kappa[(i - 1) * ny] *
+                         (u[c - ys] + u[c + ys] + u[c - 1] + u[c + 1] -
+                          4.0 * u[c]);
+      int d = i * ys + ny;
+      un[d] = u[d] + r * kappa[(i - 1) * ny + (ny - 1)] *
+                         (u[d - ys] + u[d + ys] + u[d - 1] + u[d + 1] -
+                          4.0 * u[d]);
+    }
+    for (int i = 1; i <= nx; i++)
+      for (int j = 1; j <= ny; j++)
+        u[i * ys + j] = un[i * ys + j];
+  }
+
+  double J = misfit(u, uobs, nx, ny, cart);
+  MPI_Type_free(&col);
   free(un);
   free(u);
   return J;
@@ -252,19 +373,29 @@ typedef struct {
   double value;
 } bench_ctx;
 
-enum { PRIMAL, ADJOINT, NKIND };
-static const char *kind_name[NKIND] = {"primal halo2d", "generated halo2d_b"};
+enum { PRIMAL, ADJOINT, DT_PRIMAL, DT_ADJOINT, NKIND };
+static const char *kind_name[NKIND] = {"primal halo2d", "generated halo2d_b",
+                                       "primal halo2d_dt",
+                                       "generated halo2d_dt_b"};
 
 static void run_kind(bench_ctx *c, int kind) {
   if (kind == PRIMAL) {
     c->value = halo2d(c->kappa, c->u0, c->uobs, c->nx, c->ny, c->nsteps, c->r,
                       c->nb[0], c->nb[1], c->nb[2], c->nb[3], c->comm);
-  } else {
+  } else if (kind == ADJOINT) {
     for (int k = 0; k < c->nx * c->ny; k++)
       c->g[k] = 0.0;
     c->value = halo2d_b(c->kappa, c->g, c->u0, c->uobs, c->nx, c->ny,
                         c->nsteps, c->r, c->nb[0], c->nb[1], c->nb[2],
                         c->nb[3], c->comm, 1.0);
+  } else if (kind == DT_PRIMAL) {
+    c->value = halo2d_dt(c->kappa, c->u0, c->uobs, c->nx, c->ny, c->nsteps,
+                         c->r, c->comm);
+  } else {
+    for (int k = 0; k < c->nx * c->ny; k++)
+      c->g[k] = 0.0;
+    c->value = halo2d_dt_b(c->kappa, c->g, c->u0, c->uobs, c->nx, c->ny,
+                           c->nsteps, c->r, c->comm, 1.0);
   }
 }
 
@@ -359,6 +490,22 @@ int main(int argc, char **argv) {
   double ad = mpiad_adjoint_directional(in, grads, 1, comm);
   failed |= mpiad_check_close("dJ/dkappa (adjoint vs central difference)", ad,
                               fd, 1e-6, 1e-12, comm);
+  /* The datatype form: the same value and gradient. */
+  double *g0 = malloc((size_t)n * sizeof *g0);
+  for (int k = 0; k < n; k++)
+    g0[k] = g[k];
+  run_kind(&c, DT_PRIMAL);
+  failed |= mpiad_check_close("J (halo2d_dt vs halo2d)", c.value, J, 1e-12,
+                              1e-300, comm);
+  run_kind(&c, DT_ADJOINT);
+  failed |= mpiad_check_close("J (halo2d_dt_b vs halo2d)", c.value, J, 1e-12,
+                              1e-300, comm);
+  double *g0p[1] = {g0};
+  failed |= mpiad_check_close(
+      "dJ/dkappa (halo2d_dt_b vs halo2d_b)",
+      mpiad_adjoint_directional(in, grads, 1, comm),
+      mpiad_adjoint_directional(in, g0p, 1, comm), 1e-12, 1e-300, comm);
+  free(g0);
 
   /* Timing: best of reps, the two kinds interleaved. */
   double t[NKIND];
@@ -392,7 +539,11 @@ int main(int argc, char **argv) {
   long long rev_coll = a.coll_calls - p.coll_calls;
   int comm_ok = rev_msgs <= msgs(p) && rev_bytes <= msg_bytes(p) &&
                 rev_coll <= p.coll_calls;
-  if (!comm_ok)
+  comm_counts dp = cc[DT_PRIMAL], da = cc[DT_ADJOINT];
+  int dt_comm_ok = msgs(da) - msgs(dp) <= msgs(dp) &&
+                   msg_bytes(da) - msg_bytes(dp) <= msg_bytes(dp) &&
+                   da.coll_calls - dp.coll_calls <= dp.coll_calls;
+  if (!comm_ok || !dt_comm_ok)
     failed = 1;
 
   if (rank == 0) {
@@ -409,6 +560,15 @@ int main(int argc, char **argv) {
            "Sendrecv; bytes sent: to real neighbours, not MPI_PROC_NULL; "
            "tape: the largest over ranks)\n");
     printf("adjoint/primal time ratio %.2f\n", t[ADJOINT] / t[PRIMAL]);
+    printf("datatype form: adjoint/primal time ratio %.2f, adjoint vs the "
+           "packed form's adjoint %.2f; reverse sweep messages %lld (%lld "
+           "B), collectives %lld: %s\n",
+           t[DT_ADJOINT] / t[DT_PRIMAL], t[DT_ADJOINT] / t[ADJOINT],
+           msgs(da) - msgs(dp), msg_bytes(da) - msg_bytes(dp),
+           da.coll_calls - dp.coll_calls,
+           dt_comm_ok ? "reverse <= primal OK"
+                      : "FAIL: the reverse sweep communicates more than the "
+                        "primal");
     printf("messages sent: primal %lld (%lld B), adjoint %lld (%lld B), "
            "reverse sweep %lld (%lld B); collectives: primal %lld, reverse "
            "sweep %lld: %s\n",

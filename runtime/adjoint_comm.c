@@ -419,13 +419,53 @@ mpiad_result_t mpiad_reduce_rev(void *send_b, void *recv_b, int count,
 /* Bcast                                                                     */
 /* ------------------------------------------------------------------------- */
 
-mpiad_result_t mpiad_bcast_rev(void *buf_b, int count, MPI_Datatype t, int root,
-                               MPI_Comm comm, int partial) {
+static mpiad_result_t bcast_rev_contiguous(void *buf_b, int count,
+                                           MPI_Datatype t, int root,
+                                           MPI_Comm comm, int partial, int rank,
+                                           size_t esz);
+
+mpiad_result_t mpiad_bcast_rev(void *user_b, int ucount, MPI_Datatype ut,
+                               int root, MPI_Comm comm, int partial) {
   int kind, rank;
   size_t esz;
-  if (!type_kind(t, &kind, &esz) || count < 0)
+  mpiad_impl_layout *l;
+  if (ucount < 0 || !mpiad_impl_type_layout(ut, &kind, &esz, &l) ||
+      mpiad_impl_layout_elems(l, ucount) > INT_MAX)
     return MPIAD_ERR_ARG;
   MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  /* A derived datatype: work on a contiguous array of its elements (below,
+   * scratch is carved only where buf_b is NULL).  At the root, whose layout
+   * is a send layout and may name an element twice, it starts at zero and is
+   * added back; elsewhere it is a copy, written back. */
+  int count = (int)mpiad_impl_layout_elems(l, ucount);
+  MPI_Datatype t = mpiad_impl_layout_base(l, ut);
+  size_t n = (size_t)count;
+  void *buf_b = user_b;
+  if (l && user_b) {
+    buf_b = malloc(n * esz + 1);
+    if (!buf_b)
+      return MPIAD_ERR_NOMEM;
+    if (rank == root)
+      zero(buf_b, 0, n, esz);
+    else
+      mpiad_impl_lgather(buf_b, user_b, l, n, esz);
+  }
+  mpiad_result_t r = bcast_rev_contiguous(buf_b, count, t, root, comm, partial,
+                                          rank, esz);
+  if (l && user_b) {
+    if (rank == root)
+      mpiad_impl_lacc(user_b, buf_b, l, n, kind);
+    else
+      mpiad_impl_lscatter(user_b, buf_b, l, n, esz);
+    free(buf_b);
+  }
+  return r;
+}
+
+static mpiad_result_t bcast_rev_contiguous(void *buf_b, int count,
+                                           MPI_Datatype t, int root,
+                                           MPI_Comm comm, int partial, int rank,
+                                           size_t esz) {
   size_t n = (size_t)count;
   if (partial && count > 0) {
     void *src = buf_b;
@@ -1028,18 +1068,33 @@ mpiad_result_t mpiad_exscan_rev(void *send_b, void *recv_b, int count,
  * user's tag and the transfer's number in its stream (requests.h), so that
  * blocking and non-blocking transfers match whatever order they complete in. */
 
+/* The basic type and element count of a point-to-point buffer (count items
+ * of t, t maybe derived) in x; *lay: its layout (NULL: contiguous). */
+static int p2p_describe(MPI_Datatype t, int count, mpiad_xfer *x,
+                        mpiad_impl_layout **lay) {
+  if (count < 0 || !mpiad_impl_type_layout(t, &x->kind, &x->esz, lay))
+    return 0;
+  size_t n = mpiad_impl_layout_elems(*lay, count);
+  if (n > INT_MAX)
+    return 0;
+  x->type = mpiad_impl_layout_base(*lay, t);
+  x->utype = t;
+  x->derived = *lay != NULL;
+  x->count = (int)n;
+  return 1;
+}
+
 static mpiad_result_t send_fwd_common(const void *buf, int count,
                                       MPI_Datatype t, int dest, int tag,
                                       MPI_Comm comm, int sync) {
   mpiad_xfer x = {0};
-  if (!type_kind(t, &x.kind, &x.esz) || count < 0)
+  mpiad_impl_layout *l;
+  if (!p2p_describe(t, count, &x, &l))
     return MPIAD_ERR_ARG;
   if (sync)
     MPIAD_CHECK_MPI(MPI_Ssend(buf, count, t, dest, tag, comm));
   else
     MPIAD_CHECK_MPI(MPI_Send(buf, count, t, dest, tag, comm));
-  x.type = t;
-  x.count = count;
   x.peer = dest;
   x.tag = tag;
   x.comm = comm;
@@ -1059,23 +1114,24 @@ mpiad_result_t mpiad_ssend_fwd(const void *buf, int count, MPI_Datatype t,
 
 mpiad_result_t mpiad_send_rev(void *send_b, int count, MPI_Datatype t, int dest,
                               int tag, MPI_Comm comm) {
-  int kind;
-  size_t esz;
+  mpiad_xfer d = {0};
+  mpiad_impl_layout *l;
   (void)dest;
   (void)tag;
   (void)comm; /* recorded */
-  if (!type_kind(t, &kind, &esz) || count < 0)
+  if (!p2p_describe(t, count, &d, &l))
     return MPIAD_ERR_ARG;
   mpiad_xfer x;
   mpiad_impl_pop_blocking(XFER_SEND, &x);
   if (x.peer == MPI_PROC_NULL)
     return MPIAD_SUCCESS;
   void *g;
-  if (!carve((size_t)x.count * esz, &g, 0, NULL, 0, NULL, 0, NULL))
+  if (!carve((size_t)x.count * x.esz, &g, 0, NULL, 0, NULL, 0, NULL))
     return MPIAD_ERR_NOMEM;
-  MPIAD_CHECK_MPI(MPI_Recv(g, x.count, t, x.peer, mpiad_impl_adjoint_tag(&x),
-                           x.comm, MPI_STATUS_IGNORE));
-  acc(send_b, g, (size_t)x.count, kind);
+  MPIAD_CHECK_MPI(MPI_Recv(g, x.count, x.type, x.peer,
+                           mpiad_impl_adjoint_tag(&x), x.comm,
+                           MPI_STATUS_IGNORE));
+  mpiad_impl_lacc(send_b, g, l, (size_t)x.count, x.kind);
   return MPIAD_SUCCESS;
 }
 
@@ -1084,10 +1140,9 @@ mpiad_result_t mpiad_send_rev(void *send_b, int count, MPI_Datatype t, int dest,
 static mpiad_result_t record_recv(const MPI_Status *s, MPI_Datatype t,
                                   int count, MPI_Comm comm) {
   mpiad_xfer x = {0};
-  if (!type_kind(t, &x.kind, &x.esz))
+  mpiad_impl_layout *l;
+  if (!p2p_describe(t, count, &x, &l))
     return MPIAD_ERR_ARG;
-  x.type = t;
-  x.count = count;
   x.comm = comm;
   mpiad_impl_record_blocking_recv(&x, s);
   return MPIAD_SUCCESS;
@@ -1095,9 +1150,9 @@ static mpiad_result_t record_recv(const MPI_Status *s, MPI_Datatype t,
 
 mpiad_result_t mpiad_recv_fwd(void *buf, int count, MPI_Datatype t, int source,
                               int tag, MPI_Comm comm, MPI_Status *status) {
-  int kind;
-  size_t esz;
-  if (!type_kind(t, &kind, &esz) || count < 0)
+  mpiad_xfer d = {0};
+  mpiad_impl_layout *l;
+  if (!p2p_describe(t, count, &d, &l))
     return MPIAD_ERR_ARG;
   MPI_Status s;
   MPIAD_CHECK_MPI(MPI_Recv(buf, count, t, source, tag, comm, &s));
@@ -1106,35 +1161,48 @@ mpiad_result_t mpiad_recv_fwd(void *buf, int count, MPI_Datatype t, int source,
   return record_recv(&s, t, count, comm);
 }
 
-/* Sends the adjoint of a received message (recv_b, NULL: zeros) back to
- * where it came from; zeroes recv_b. */
-static mpiad_result_t send_back(void *recv_b, const mpiad_xfer *x) {
+/* The adjoint of a received message, contiguous: recv_b's first x->count
+ * elements through l, or zeros where recv_b is NULL, in scratch region z. */
+static const void *adjoint_of_received(const void *recv_b,
+                                       const mpiad_impl_layout *l,
+                                       const mpiad_xfer *x, void *z) {
+  size_t n = (size_t)x->count;
+  if (!recv_b) {
+    zero(z, 0, n, x->esz);
+    return z;
+  }
+  if (!l)
+    return recv_b;
+  mpiad_impl_lgather(z, recv_b, l, n, x->esz);
+  return z;
+}
+
+/* Sends the adjoint of a received message (recv_b through l; NULL: zeros)
+ * back to where it came from; zeroes recv_b. */
+static mpiad_result_t send_back(void *recv_b, const mpiad_impl_layout *l,
+                                const mpiad_xfer *x) {
   if (x->peer == MPI_PROC_NULL)
     return MPIAD_SUCCESS; /* nothing was received */
-  const void *src = recv_b;
-  if (!recv_b) {
-    void *z;
-    if (!carve((size_t)x->count * x->esz, &z, 0, NULL, 0, NULL, 0, NULL))
-      return MPIAD_ERR_NOMEM;
-    zero(z, 0, (size_t)x->count, x->esz);
-    src = z;
-  }
+  void *z;
+  if (!carve((size_t)x->count * x->esz, &z, 0, NULL, 0, NULL, 0, NULL))
+    return MPIAD_ERR_NOMEM;
+  const void *src = adjoint_of_received(recv_b, l, x, z);
   MPIAD_CHECK_MPI(MPI_Send(src, x->count, x->type, x->peer,
                            mpiad_impl_adjoint_tag(x), x->comm));
-  zero(recv_b, 0, (size_t)x->count, x->esz);
+  mpiad_impl_lzero(recv_b, l, (size_t)x->count, x->esz);
   return MPIAD_SUCCESS;
 }
 
 mpiad_result_t mpiad_recv_rev(void *recv_b, int count, MPI_Datatype t,
                               MPI_Comm comm) {
-  int kind;
-  size_t esz;
+  mpiad_xfer d = {0};
+  mpiad_impl_layout *l;
   (void)comm; /* recorded */
-  if (!type_kind(t, &kind, &esz) || count < 0)
+  if (!p2p_describe(t, count, &d, &l))
     return MPIAD_ERR_ARG;
   mpiad_xfer x;
   mpiad_impl_pop_blocking(XFER_RECV, &x);
-  return send_back(recv_b, &x);
+  return send_back(recv_b, l, &x);
 }
 
 mpiad_result_t mpiad_sendrecv_fwd(const void *sendbuf, int sendcount,
@@ -1142,18 +1210,16 @@ mpiad_result_t mpiad_sendrecv_fwd(const void *sendbuf, int sendcount,
                                   void *recvbuf, int recvcount, MPI_Datatype rt,
                                   int source, int recvtag, MPI_Comm comm,
                                   MPI_Status *status) {
-  mpiad_xfer x = {0};
-  if (!type_kind(st_, &x.kind, &x.esz) || !type_kind(rt, &x.kind, &x.esz) ||
-      sendcount < 0 || recvcount < 0)
+  mpiad_xfer x = {0}, d = {0};
+  mpiad_impl_layout *ls, *lr;
+  if (!p2p_describe(st_, sendcount, &x, &ls) ||
+      !p2p_describe(rt, recvcount, &d, &lr))
     return MPIAD_ERR_ARG;
   MPI_Status s;
   MPIAD_CHECK_MPI(MPI_Sendrecv(sendbuf, sendcount, st_, dest, sendtag, recvbuf,
                                recvcount, rt, source, recvtag, comm, &s));
   if (status != MPI_STATUS_IGNORE)
     *status = s;
-  type_kind(st_, &x.kind, &x.esz);
-  x.type = st_;
-  x.count = sendcount;
   x.peer = dest;
   x.tag = sendtag;
   x.comm = comm;
@@ -1178,34 +1244,30 @@ mpiad_result_t mpiad_sendrecv_rev(void *send_b, int sendcount, MPI_Datatype st_,
                                   int dest, int sendtag, void *recv_b,
                                   int recvcount, MPI_Datatype rt, int recvtag,
                                   MPI_Comm comm) {
-  int skind, rkind;
-  size_t sesz, resz;
+  mpiad_xfer ds = {0}, dr = {0};
+  mpiad_impl_layout *ls, *lr;
   (void)dest;
   (void)sendtag;
   (void)recvtag;
   (void)comm; /* recorded */
-  if (!type_kind(st_, &skind, &sesz) || !type_kind(rt, &rkind, &resz) ||
-      sendcount < 0 || recvcount < 0)
+  if (!p2p_describe(st_, sendcount, &ds, &ls) ||
+      !p2p_describe(rt, recvcount, &dr, &lr))
     return MPIAD_ERR_ARG;
   mpiad_xfer rx, sx;
   mpiad_impl_pop_blocking(XFER_RECV, &rx);
   mpiad_impl_pop_blocking(XFER_SEND, &sx);
   size_t n = (size_t)rx.count;
-  void *G, *zeros;
-  if (!carve((size_t)sx.count * sesz, &G, !recv_b ? n * resz : 0, &zeros, 0,
-             NULL, 0, NULL))
+  void *G, *z;
+  if (!carve((size_t)sx.count * sx.esz, &G,
+             !recv_b || lr ? n * rx.esz : 0, &z, 0, NULL, 0, NULL))
     return MPIAD_ERR_NOMEM;
-  const void *src = recv_b;
-  if (!recv_b) {
-    zero(zeros, 0, n, resz);
-    src = zeros;
-  }
+  const void *src = adjoint_of_received(recv_b, lr, &rx, z);
   mpiad_result_t r = exchange_back(src, &rx, G, &sx);
   if (r != MPIAD_SUCCESS)
     return r;
-  zero(recv_b, 0, n, resz);
+  mpiad_impl_lzero(recv_b, lr, n, rx.esz);
   if (sx.peer != MPI_PROC_NULL)
-    acc(send_b, G, (size_t)sx.count, skind);
+    mpiad_impl_lacc(send_b, G, ls, (size_t)sx.count, sx.kind);
   return MPIAD_SUCCESS;
 }
 
@@ -1214,15 +1276,14 @@ mpiad_result_t mpiad_sendrecv_replace_fwd(void *buf, int count, MPI_Datatype t,
                                           int recvtag, MPI_Comm comm,
                                           MPI_Status *status) {
   mpiad_xfer x = {0};
-  if (!type_kind(t, &x.kind, &x.esz) || count < 0)
+  mpiad_impl_layout *l;
+  if (!p2p_describe(t, count, &x, &l))
     return MPIAD_ERR_ARG;
   MPI_Status s;
   MPIAD_CHECK_MPI(MPI_Sendrecv_replace(buf, count, t, dest, sendtag, source,
                                        recvtag, comm, &s));
   if (status != MPI_STATUS_IGNORE)
     *status = s;
-  x.type = t;
-  x.count = count;
   x.peer = dest;
   x.tag = sendtag;
   x.comm = comm;
@@ -1233,21 +1294,22 @@ mpiad_result_t mpiad_sendrecv_replace_fwd(void *buf, int count, MPI_Datatype t,
 mpiad_result_t mpiad_sendrecv_replace_rev(void *buf_b, int count,
                                           MPI_Datatype t, int dest, int sendtag,
                                           int recvtag, MPI_Comm comm) {
-  int kind;
-  size_t esz;
+  mpiad_xfer d = {0};
+  mpiad_impl_layout *l;
   (void)dest;
   (void)sendtag;
   (void)recvtag;
   (void)comm; /* recorded */
-  if (!type_kind(t, &kind, &esz) || count < 0)
+  if (!p2p_describe(t, count, &d, &l))
     return MPIAD_ERR_ARG;
   mpiad_xfer rx, sx;
   mpiad_impl_pop_blocking(XFER_RECV, &rx);
   mpiad_impl_pop_blocking(XFER_SEND, &sx);
   size_t n = (size_t)rx.count;
-  if (buf_b && rx.count == count && rx.peer != MPI_PROC_NULL &&
+  if (buf_b && rx.count == d.count && rx.peer != MPI_PROC_NULL &&
       sx.peer != MPI_PROC_NULL) {
-    /* The usual case: the whole buffer was received and sent. */
+    /* The usual case: the whole buffer was received and sent (through the
+     * program's datatype; the peers use the basic type, which matches). */
     MPIAD_CHECK_MPI(MPI_Sendrecv_replace(
         buf_b, count, t, rx.peer, mpiad_impl_adjoint_tag(&rx), sx.peer,
         mpiad_impl_adjoint_tag(&sx), rx.comm, MPI_STATUS_IGNORE));
@@ -1255,20 +1317,347 @@ mpiad_result_t mpiad_sendrecv_replace_rev(void *buf_b, int count,
   }
   /* Elements [n, count) kept their value in the primal, so their adjoint
    * flows through; [0, n) were overwritten by the message. */
-  void *G, *zeros;
-  if (!carve((size_t)count * esz, &G, !buf_b ? n * esz : 0, &zeros, 0, NULL,
-             0, NULL))
+  void *G, *z;
+  if (!carve((size_t)sx.count * sx.esz, &G, !buf_b || l ? n * rx.esz : 0, &z,
+             0, NULL, 0, NULL))
     return MPIAD_ERR_NOMEM;
-  const void *src = buf_b;
-  if (!buf_b) {
-    zero(zeros, 0, n, esz);
-    src = zeros;
-  }
+  const void *src = adjoint_of_received(buf_b, l, &rx, z);
   mpiad_result_t r = exchange_back(src, &rx, G, &sx);
   if (r != MPIAD_SUCCESS)
     return r;
-  zero(buf_b, 0, n, esz);
+  mpiad_impl_lzero(buf_b, l, n, rx.esz);
   if (sx.peer != MPI_PROC_NULL)
-    acc(buf_b, G, (size_t)count, kind);
+    mpiad_impl_lacc(buf_b, G, l, (size_t)sx.count, sx.kind);
   return MPIAD_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Gather, Scatter, Allgather, Alltoall with derived datatypes               */
+/* ------------------------------------------------------------------------- */
+
+/* The adjoint of `count` items of a datatype at `user`, as a contiguous
+ * array of their elements (`flat`) that the contiguous helpers work on.  A
+ * receive buffer's (`input` 0) is a copy, written back by unstage: MPI
+ * forbids a receive layout to name an element twice.  A send buffer's
+ * (`input` 1) starts at zero and is added back, so that an element a send
+ * layout names twice gets both adjoints.  A NULL or MPI_IN_PLACE buffer, or
+ * one that is not significant on this rank, stays as it is. */
+typedef struct {
+  void *user, *flat;
+  mpiad_impl_layout *lay;
+  size_t n, esz;
+  int kind, input;
+} staged;
+
+static int stage(staged *s, void *user, int count, MPI_Datatype t,
+                 int significant, int input, MPI_Datatype *base) {
+  s->user = user;
+  s->flat = NULL;
+  s->input = input;
+  if (count < 0 || !mpiad_impl_type_layout(t, &s->kind, &s->esz, &s->lay))
+    return 0;
+  s->n = mpiad_impl_layout_elems(s->lay, count);
+  if (s->n > INT_MAX)
+    return 0;
+  *base = mpiad_impl_layout_base(s->lay, t);
+  if (!s->lay || !significant || !user || user == MPI_IN_PLACE)
+    return 1;
+  s->flat = malloc(s->n * s->esz + 1);
+  if (!s->flat)
+    return 0;
+  if (input)
+    zero(s->flat, 0, s->n, s->esz);
+  else
+    mpiad_impl_lgather(s->flat, user, s->lay, s->n, s->esz);
+  return 1;
+}
+
+static void *staged_buf(const staged *s) { return s->flat ? s->flat : s->user; }
+
+static void unstage(staged *s) {
+  if (s->flat) {
+    if (s->input)
+      mpiad_impl_lacc(s->user, s->flat, s->lay, s->n, s->kind);
+    else
+      mpiad_impl_lscatter(s->user, s->flat, s->lay, s->n, s->esz);
+    free(s->flat);
+  }
+}
+
+/* The two buffers of a rooted or all-to-all collective, staged; *per is the
+ * number of elements per rank (the same on both sides, as MPI requires). */
+static mpiad_result_t stage_pair(staged *ss, void *send_b, int scount,
+                                 MPI_Datatype st_, int s_sig, staged *rs,
+                                 void *recv_b, int rcount, MPI_Datatype rt,
+                                 int r_sig, MPI_Datatype *base) {
+  MPI_Datatype sbase, rbase;
+  if (!stage(ss, send_b, scount, st_, s_sig, 1, &sbase))
+    return MPIAD_ERR_ARG;
+  if (!stage(rs, recv_b, rcount, rt, r_sig, 0, &rbase)) {
+    free(ss->flat);
+    return MPIAD_ERR_ARG;
+  }
+  if (sbase != rbase && send_b != MPI_IN_PLACE && recv_b != MPI_IN_PLACE) {
+    free(ss->flat);
+    free(rs->flat);
+    return MPIAD_ERR_ARG;
+  }
+  *base = recv_b == MPI_IN_PLACE ? sbase : rbase;
+  return MPIAD_SUCCESS;
+}
+
+static mpiad_result_t finish_pair(mpiad_result_t r, staged *ss, staged *rs) {
+  unstage(ss);
+  unstage(rs);
+  return r;
+}
+
+/* Elements per item of a datatype (for per-rank counts of a staged buffer). */
+static int elems_of(MPI_Datatype t, int count) {
+  int kind;
+  size_t esz;
+  mpiad_impl_layout *l;
+  if (!mpiad_impl_type_layout(t, &kind, &esz, &l))
+    return -1;
+  size_t n = mpiad_impl_layout_elems(l, count);
+  return n > INT_MAX ? -1 : (int)n;
+}
+
+mpiad_result_t mpiad_allgather_rev_typed(void *send_b, int sendcount,
+                                         MPI_Datatype sendtype, void *recv_b,
+                                         int recvcount, MPI_Datatype recvtype,
+                                         MPI_Comm comm, int partial) {
+  int size;
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  staged ss, rs;
+  MPI_Datatype base;
+  mpiad_result_t r =
+      stage_pair(&ss, send_b, sendcount, sendtype, 1, &rs, recv_b,
+                 recvcount * size, recvtype, 1, &base);
+  if (r != MPIAD_SUCCESS)
+    return r;
+  int per = elems_of(recvtype, recvcount);
+  return finish_pair(
+      mpiad_allgather_rev(staged_buf(&ss),
+                          send_b == MPI_IN_PLACE ? per : (int)ss.n,
+                          staged_buf(&rs), per, base, comm, partial),
+      &ss, &rs);
+}
+
+mpiad_result_t mpiad_gather_rev_typed(void *send_b, int sendcount,
+                                      MPI_Datatype sendtype, void *recv_b,
+                                      int recvcount, MPI_Datatype recvtype,
+                                      int root, MPI_Comm comm) {
+  int rank, size;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  int is_root = rank == root;
+  staged ss, rs;
+  MPI_Datatype base;
+  mpiad_result_t r = stage_pair(&ss, send_b, sendcount, sendtype, 1, &rs,
+                                recv_b, is_root ? recvcount * size : 0,
+                                recvtype, is_root, &base);
+  if (r != MPIAD_SUCCESS)
+    return r;
+  int per = is_root ? elems_of(recvtype, recvcount) : 0;
+  return finish_pair(
+      mpiad_gather_rev(staged_buf(&ss),
+                       send_b == MPI_IN_PLACE ? per : (int)ss.n,
+                       staged_buf(&rs), per, base, root, comm),
+      &ss, &rs);
+}
+
+mpiad_result_t mpiad_scatter_rev_typed(void *send_b, int sendcount,
+                                       MPI_Datatype sendtype, void *recv_b,
+                                       int recvcount, MPI_Datatype recvtype,
+                                       int root, MPI_Comm comm) {
+  int rank, size;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  int is_root = rank == root;
+  staged ss, rs;
+  MPI_Datatype base;
+  mpiad_result_t r = stage_pair(&ss, send_b, is_root ? sendcount * size : 0,
+                                sendtype, is_root, &rs, recv_b, recvcount,
+                                recvtype, 1, &base);
+  if (r != MPIAD_SUCCESS)
+    return r;
+  int per = is_root ? elems_of(sendtype, sendcount) : 0;
+  return finish_pair(
+      mpiad_scatter_rev(staged_buf(&ss), per, staged_buf(&rs),
+                        recv_b == MPI_IN_PLACE ? per : (int)rs.n, base, root,
+                        comm),
+      &ss, &rs);
+}
+
+mpiad_result_t mpiad_alltoall_rev_typed(void *send_b, int sendcount,
+                                        MPI_Datatype sendtype, void *recv_b,
+                                        int recvcount, MPI_Datatype recvtype,
+                                        MPI_Comm comm) {
+  int size;
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  staged ss, rs;
+  MPI_Datatype base;
+  mpiad_result_t r =
+      stage_pair(&ss, send_b, sendcount * size, sendtype, 1, &rs, recv_b,
+                 recvcount * size, recvtype, 1, &base);
+  if (r != MPIAD_SUCCESS)
+    return r;
+  int per = elems_of(recvtype, recvcount);
+  return finish_pair(mpiad_alltoall_rev(staged_buf(&ss),
+                                        send_b == MPI_IN_PLACE
+                                            ? per
+                                            : elems_of(sendtype, sendcount),
+                                        staged_buf(&rs), per, base, comm),
+                     &ss, &rs);
+}
+
+/* The v collectives with derived datatypes: a buffer described by counts and
+ * displacements (in items of its datatype) is staged over the span of items
+ * it covers, and the counts and displacements are scaled to elements. */
+
+/* The items [0, end) that counts/displs (n blocks) cover. */
+static int span_of(const int *counts, const int *displs, int n) {
+  int end = 0;
+  for (int i = 0; i < n; ++i)
+    if (counts[i] > 0 && displs[i] + counts[i] > end)
+      end = displs[i] + counts[i];
+  return end;
+}
+
+/* a[0..n) times f, in a new array (NULL if memory ran out or overflow). */
+static int *scaled(const int *a, int n, int f) {
+  int *s = malloc((size_t)(n + 1) * sizeof *s);
+  if (!s)
+    return NULL;
+  for (int i = 0; i < n; ++i) {
+    long long v = (long long)a[i] * f;
+    if (v > INT_MAX || v < INT_MIN) {
+      free(s);
+      return NULL;
+    }
+    s[i] = (int)v;
+  }
+  return s;
+}
+
+mpiad_result_t mpiad_allgatherv_rev_typed(void *send_b, int sendcount,
+                                          MPI_Datatype sendtype, void *recv_b,
+                                          const int *recvcounts,
+                                          const int *displs,
+                                          MPI_Datatype recvtype, MPI_Comm comm,
+                                          int partial) {
+  int size;
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  if (!recvcounts || !displs)
+    return MPIAD_ERR_ARG;
+  staged ss, rs;
+  MPI_Datatype base;
+  MPIAD_CHECK(stage_pair(&ss, send_b, sendcount, sendtype, 1, &rs, recv_b,
+                         span_of(recvcounts, displs, size), recvtype, 1,
+                         &base));
+  int f = elems_of(recvtype, 1);
+  int *c = scaled(recvcounts, size, f), *d = scaled(displs, size, f);
+  mpiad_result_t r = MPIAD_ERR_NOMEM;
+  if (c && d) {
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    r = mpiad_allgatherv_rev(staged_buf(&ss),
+                             send_b == MPI_IN_PLACE ? c[rank] : (int)ss.n,
+                             staged_buf(&rs), c, d, base, comm, partial);
+  }
+  free(c);
+  free(d);
+  return finish_pair(r, &ss, &rs);
+}
+
+mpiad_result_t mpiad_gatherv_rev_typed(void *send_b, int sendcount,
+                                       MPI_Datatype sendtype, void *recv_b,
+                                       const int *recvcounts, const int *displs,
+                                       MPI_Datatype recvtype, int root,
+                                       MPI_Comm comm) {
+  int rank, size;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  int is_root = rank == root;
+  if (is_root && (!recvcounts || !displs))
+    return MPIAD_ERR_ARG;
+  staged ss, rs;
+  MPI_Datatype base;
+  MPIAD_CHECK(stage_pair(&ss, send_b, sendcount, sendtype, 1, &rs, recv_b,
+                         is_root ? span_of(recvcounts, displs, size) : 0,
+                         recvtype, is_root, &base));
+  int f = elems_of(recvtype, 1);
+  int *c = is_root ? scaled(recvcounts, size, f) : NULL;
+  int *d = is_root ? scaled(displs, size, f) : NULL;
+  mpiad_result_t r = MPIAD_ERR_NOMEM;
+  if (!is_root || (c && d))
+    r = mpiad_gatherv_rev(staged_buf(&ss),
+                          send_b == MPI_IN_PLACE ? c[rank] : (int)ss.n,
+                          staged_buf(&rs), c, d, base, root, comm);
+  free(c);
+  free(d);
+  return finish_pair(r, &ss, &rs);
+}
+
+mpiad_result_t mpiad_scatterv_rev_typed(void *send_b, const int *sendcounts,
+                                        const int *displs,
+                                        MPI_Datatype sendtype, void *recv_b,
+                                        int recvcount, MPI_Datatype recvtype,
+                                        int root, MPI_Comm comm) {
+  int rank, size;
+  MPIAD_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  int is_root = rank == root;
+  if (is_root && (!sendcounts || !displs))
+    return MPIAD_ERR_ARG;
+  staged ss, rs;
+  MPI_Datatype base;
+  MPIAD_CHECK(stage_pair(&ss, send_b,
+                         is_root ? span_of(sendcounts, displs, size) : 0,
+                         sendtype, is_root, &rs, recv_b, recvcount, recvtype, 1,
+                         &base));
+  int f = elems_of(sendtype, 1);
+  int *c = is_root ? scaled(sendcounts, size, f) : NULL;
+  int *d = is_root ? scaled(displs, size, f) : NULL;
+  mpiad_result_t r = MPIAD_ERR_NOMEM;
+  if (!is_root || (c && d))
+    r = mpiad_scatterv_rev(staged_buf(&ss), c, d, staged_buf(&rs),
+                           recv_b == MPI_IN_PLACE ? c[rank] : (int)rs.n, base,
+                           root, comm);
+  free(c);
+  free(d);
+  return finish_pair(r, &ss, &rs);
+}
+
+mpiad_result_t mpiad_alltoallv_rev_typed(
+    void *send_b, const int *sendcounts, const int *sdispls,
+    MPI_Datatype sendtype, void *recv_b, const int *recvcounts,
+    const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
+  int size;
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  if (!recvcounts || !rdispls ||
+      (send_b != MPI_IN_PLACE && (!sendcounts || !sdispls)))
+    return MPIAD_ERR_ARG;
+  int in_place = send_b == MPI_IN_PLACE;
+  staged ss, rs;
+  MPI_Datatype base;
+  MPIAD_CHECK(stage_pair(&ss, send_b,
+                         in_place ? 0 : span_of(sendcounts, sdispls, size),
+                         sendtype, 1, &rs, recv_b,
+                         span_of(recvcounts, rdispls, size), recvtype, 1,
+                         &base));
+  int fs = in_place ? 1 : elems_of(sendtype, 1), fr = elems_of(recvtype, 1);
+  int *sc = in_place ? NULL : scaled(sendcounts, size, fs);
+  int *sd = in_place ? NULL : scaled(sdispls, size, fs);
+  int *rc = scaled(recvcounts, size, fr), *rd = scaled(rdispls, size, fr);
+  mpiad_result_t r = MPIAD_ERR_NOMEM;
+  if ((in_place || (sc && sd)) && rc && rd)
+    r = mpiad_alltoallv_rev(staged_buf(&ss), sc, sd, staged_buf(&rs), rc, rd,
+                            base, comm);
+  free(sc);
+  free(sd);
+  free(rc);
+  free(rd);
+  return finish_pair(r, &ss, &rs);
 }

@@ -76,6 +76,48 @@ static inline void *at(void *p, size_t off, size_t esz) {
 }
 
 /* ------------------------------------------------------------------------- */
+/* Layouts of derived datatypes (layout.c)                                    */
+/* ------------------------------------------------------------------------- */
+
+/* The elements of a derived datatype whose basic elements are all of one
+ * kind: element k of `count` items is at (k / n1) * ext + off[k % n1]
+ * elements from the buffer's start.  Reference counted: the datatype holds
+ * one reference (dropped when it is freed), a transfer that outlives the
+ * call that described it holds another. */
+typedef struct mpiad_impl_layout {
+  int refs;
+  int kind; /* K_F64 or K_F32 */
+  size_t esz;
+  size_t n1;     /* elements per item */
+  ptrdiff_t ext; /* an item's extent, in elements */
+  ptrdiff_t *off;
+} mpiad_impl_layout;
+
+/* MPI_DOUBLE / MPI_FLOAT: *lay = NULL.  A derived datatype whose elements
+ * are all MPI_DOUBLE or all MPI_FLOAT: its layout (decoded once, kept with
+ * the datatype).  Returns 0 for anything else. */
+int mpiad_impl_type_layout(MPI_Datatype t, int *kind, size_t *esz,
+                           mpiad_impl_layout **lay);
+void mpiad_impl_layout_hold(mpiad_impl_layout *l);
+void mpiad_impl_layout_drop(mpiad_impl_layout *l);
+/* The basic type of a layout's elements (t itself when l is NULL). */
+MPI_Datatype mpiad_impl_layout_base(const mpiad_impl_layout *l,
+                                    MPI_Datatype t);
+/* Basic elements in `count` items. */
+size_t mpiad_impl_layout_elems(const mpiad_impl_layout *l, int count);
+/* The first m elements of buf through l (NULL: contiguous): copied to or
+ * from a contiguous array, accumulated into, zeroed.  A NULL buf (a buffer
+ * without derivatives) is left alone. */
+void mpiad_impl_lgather(void *dst, const void *buf, const mpiad_impl_layout *l,
+                        size_t m, size_t esz);
+void mpiad_impl_lscatter(void *buf, const void *src, const mpiad_impl_layout *l,
+                         size_t m, size_t esz);
+void mpiad_impl_lacc(void *buf, const void *src, const mpiad_impl_layout *l,
+                     size_t m, int kind);
+void mpiad_impl_lzero(void *buf, const mpiad_impl_layout *l, size_t m,
+                      size_t esz);
+
+/* ------------------------------------------------------------------------- */
 /* Scratch storage and lazily created MPI objects (adjoint_comm.c)           */
 /* ------------------------------------------------------------------------- */
 

@@ -301,8 +301,10 @@ static void number_receives(void) {
 static void receive_status(mpiad_xfer *x, const MPI_Status *s,
                            const char *where) {
   int n = 0;
-  if (MPI_Get_count(s, x->type, &n) != MPI_SUCCESS || n == MPI_UNDEFINED ||
-      n > x->count)
+  /* With a derived datatype, its basic elements (x->count counts them). */
+  int rc = x->derived ? MPI_Get_elements(s, x->utype, &n)
+                      : MPI_Get_count(s, x->type, &n);
+  if (rc != MPI_SUCCESS || n == MPI_UNDEFINED || n > x->count)
     FATAL(where, "cannot read the element count of a received message");
   x->count = n;
   x->peer = s->MPI_SOURCE;
@@ -445,6 +447,27 @@ static void need_type(MPI_Datatype t, int count, int *kind, size_t *esz,
     FATAL(where, "negative count %d", count);
 }
 
+/* A point-to-point start's buffer: x's basic type and element count, and
+ * (held in x) the layout of a derived datatype. */
+static void need_p2p_type(MPI_Datatype t, int count, mpiad_xfer *x,
+                          const char *where) {
+  mpiad_impl_layout *l;
+  if (!mpiad_impl_type_layout(t, &x->kind, &x->esz, &l))
+    FATAL(where, "only MPI_DOUBLE and MPI_FLOAT buffers (or derived datatypes "
+                 "made of one of them) carry derivatives");
+  if (count < 0)
+    FATAL(where, "negative count %d", count);
+  size_t n = mpiad_impl_layout_elems(l, count);
+  if (n > INT_MAX / 2)
+    FATAL(where, "count %d too large", count);
+  x->type = mpiad_impl_layout_base(l, t);
+  x->utype = t;
+  x->derived = l != NULL;
+  x->count = (int)n;
+  x->lay = l;
+  mpiad_impl_layout_hold(l);
+}
+
 #define MPI_OK(call, where)                                                    \
   do {                                                                         \
     if ((call) != MPI_SUCCESS)                                                 \
@@ -456,15 +479,13 @@ static mpiad_result_t isend_fwd(const void *buf, void *buf_b, int count,
                                 MPI_Comm comm, MPI_Request *req, int sync) {
   const char *where = sync ? "MPI_Issend" : "MPI_Isend";
   mpiad_xfer x = {0};
-  need_type(t, count, &x.kind, &x.esz, where);
+  need_p2p_type(t, count, &x, where);
   if (sync)
     MPI_OK(MPI_Issend(buf, count, t, dest, tag, comm, req), where);
   else
     MPI_OK(MPI_Isend(buf, count, t, dest, tag, comm, req), where);
   x.op = XFER_SEND;
-  x.type = t;
   x.a_b = buf_b;
-  x.count = count;
   x.peer = dest;
   x.tag = tag;
   x.comm = comm;
@@ -488,12 +509,10 @@ mpiad_result_t mpiad_irecv_fwd(void *buf, void *buf_b, int count,
                                MPI_Datatype t, int source, int tag,
                                MPI_Comm comm, MPI_Request *req) {
   mpiad_xfer x = {0};
-  need_type(t, count, &x.kind, &x.esz, "MPI_Irecv");
+  need_p2p_type(t, count, &x, "MPI_Irecv");
   MPI_OK(MPI_Irecv(buf, count, t, source, tag, comm, req), "MPI_Irecv");
   x.op = XFER_RECV;
-  x.type = t;
   x.a_b = buf_b;
-  x.count = count;
   x.peer = source;
   x.tag = tag;
   x.seq = -1;
@@ -617,12 +636,14 @@ static void finish(fslot *f, MPI_Status *s, const char *where) {
       FATAL(where, "received a message that no tangent helper sent");
     size_t n = (size_t)(m / 2);
     if (n > 0) {
-      memcpy(x->buf, f->scratch, n * x->esz);
+      mpiad_impl_lscatter(x->buf, f->scratch, x->lay, n, x->esz);
       if (x->buf_d)
-        memcpy(x->buf_d, at(f->scratch, n, x->esz), n * x->esz);
+        mpiad_impl_lscatter(x->buf_d, at(f->scratch, n, x->esz), x->lay, n,
+                            x->esz);
     }
-    if (MPI_Status_set_elements(s, x->type, m / 2) != MPI_SUCCESS)
+    if (MPI_Status_set_elements(s, x->utype, m / 2) != MPI_SUCCESS)
       FATAL(where, "MPI_Status_set_elements failed");
+    mpiad_impl_layout_drop(x->lay);
     break;
   }
   case XFER_TAN_COLL:
@@ -809,28 +830,25 @@ static mpiad_result_t isend_tan(const void *buf, const void *buf_d, int count,
                                 MPI_Comm comm, MPI_Request *req, int sync) {
   const char *where = sync ? "MPI_Issend" : "MPI_Isend";
   mpiad_xfer x = {0};
-  need_type(t, count, &x.kind, &x.esz, where);
-  if (count > INT_MAX / 2)
-    FATAL(where, "count %d too large for a packed tangent message", count);
+  need_p2p_type(t, count, &x, where);
   x.op = XFER_TAN_SEND;
-  x.type = t;
-  x.count = count;
   x.comm = comm;
-  size_t n = (size_t)count;
+  size_t n = (size_t)x.count;
   /* Track first (with a null handle) to get the slot's buffer. */
   fslot *f = track(NULL, &x, 2 * n * x.esz + 1, 1);
   void *p = f->scratch;
   if (n > 0) {
-    memcpy(p, buf, n * x.esz);
+    mpiad_impl_lgather(p, buf, x.lay, n, x.esz);
     if (buf_d)
-      memcpy(at(p, n, x.esz), buf_d, n * x.esz);
+      mpiad_impl_lgather(at(p, n, x.esz), buf_d, x.lay, n, x.esz);
     else
       zero(p, n, n, x.esz);
   }
+  mpiad_impl_layout_drop(x.lay); /* packed: the layout is not needed again */
   if (sync)
-    MPI_OK(MPI_Issend(p, 2 * count, t, dest, tag, comm, req), where);
+    MPI_OK(MPI_Issend(p, 2 * x.count, x.type, dest, tag, comm, req), where);
   else
-    MPI_OK(MPI_Isend(p, 2 * count, t, dest, tag, comm, req), where);
+    MPI_OK(MPI_Isend(p, 2 * x.count, x.type, dest, tag, comm, req), where);
   f->req = *req;
   f->where = req;
   return MPIAD_SUCCESS;
@@ -852,18 +870,14 @@ mpiad_result_t mpiad_irecv_tan(void *buf, void *buf_d, int count,
                                MPI_Datatype t, int source, int tag,
                                MPI_Comm comm, MPI_Request *req) {
   mpiad_xfer x = {0};
-  need_type(t, count, &x.kind, &x.esz, "MPI_Irecv");
-  if (count > INT_MAX / 2)
-    FATAL("MPI_Irecv", "count %d too large for a packed tangent message",
-          count);
+  need_p2p_type(t, count, &x, "MPI_Irecv");
   x.op = XFER_TAN_RECV;
-  x.type = t;
-  x.count = count;
   x.buf = buf;
   x.buf_d = buf_d;
   x.comm = comm;
-  fslot *f = track(NULL, &x, 2 * (size_t)count * x.esz + 1, 1);
-  MPI_OK(MPI_Irecv(f->scratch, 2 * count, t, source, tag, comm, req), "MPI_Irecv");
+  fslot *f = track(NULL, &x, 2 * (size_t)x.count * x.esz + 1, 1);
+  MPI_OK(MPI_Irecv(f->scratch, 2 * x.count, x.type, source, tag, comm, req),
+         "MPI_Irecv");
   f->req = *req;
   f->where = req;
   return MPIAD_SUCCESS;
@@ -998,13 +1012,20 @@ static void start_reverse(rslot *r) {
                      mpiad_impl_adjoint_tag(x), x->comm, &r->areq),
            where);
     return;
-  case XFER_RECV:
+  case XFER_RECV: {
     if (x->peer == MPI_PROC_NULL)
       return;
-    MPI_OK(MPI_Isend(or_zeros(r, x->a_b, n, esz), x->count, x->type, x->peer,
+    const void *src = or_zeros(r, x->a_b, n, esz);
+    if (x->a_b && x->lay) {
+      void *g = rscratch(r, n * esz);
+      mpiad_impl_lgather(g, x->a_b, x->lay, n, esz);
+      src = g;
+    }
+    MPI_OK(MPI_Isend(src, x->count, x->type, x->peer,
                      mpiad_impl_adjoint_tag(x), x->comm, &r->areq),
            where);
     return;
+  }
   case XFER_ALLREDUCE:
     if (!x->partial)
       return;
@@ -1081,10 +1102,12 @@ static void finish_reverse(rslot *r) {
   switch (x->op) {
   case XFER_SEND:
     if (x->peer != MPI_PROC_NULL)
-      acc(x->a_b, r->scratch, n, x->kind);
+      mpiad_impl_lacc(x->a_b, r->scratch, x->lay, n, x->kind);
+    mpiad_impl_layout_drop(x->lay);
     break;
   case XFER_RECV:
-    zero(x->a_b, 0, n, esz);
+    mpiad_impl_lzero(x->a_b, x->lay, n, esz);
+    mpiad_impl_layout_drop(x->lay);
     break;
   case XFER_ALLREDUCE:
     if (x->a_b == MPI_IN_PLACE)

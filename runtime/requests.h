@@ -50,7 +50,12 @@ typedef struct {
   int op;
   int kind;          /* K_F64 or K_F32 */
   size_t esz;
-  MPI_Datatype type;
+  MPI_Datatype type; /* SEND/RECV: the basic type (MPI_DOUBLE, MPI_FLOAT) */
+  MPI_Datatype utype; /* SEND/RECV: the program's datatype, maybe derived */
+  int derived;       /* utype is a derived datatype: count is in elements */
+  mpiad_impl_layout *lay; /* non-blocking SEND/RECV with a derived type: its
+                             layout (held until the transfer is reversed);
+                             NULL: contiguous */
   void *a_b;         /* SEND/RECV/BCAST: the buffer's adjoint; ALLREDUCE and
                         ALLGATHER: the send buffer's adjoint or MPI_IN_PLACE */
   void *b_b;         /* ALLREDUCE/ALLGATHER: the receive buffer's adjoint */

@@ -174,41 +174,62 @@ mpiad_result_t mpiad_reduce_tan(const void *send, const void *send_d,
 /* Point to point                                                            */
 /* ------------------------------------------------------------------------- */
 
-/* Valid element count of a packed [primal | tangent] message. */
-static int p2p_count_ok(int count) {
-  return count >= 0 && count <= INT_MAX / 2;
+/* A point-to-point buffer's type: MPI_DOUBLE, MPI_FLOAT or a derived type
+ * made of one of them (layout.c).  The packed [primal | tangent] message
+ * carries the elements as the basic type, 2 * n of them. */
+typedef struct {
+  int kind;
+  size_t esz;
+  mpiad_impl_layout *lay; /* NULL: contiguous */
+  MPI_Datatype base;
+  int n; /* basic elements in the call's count */
+} p2p_type;
+
+static int p2p_type_of(MPI_Datatype t, int count, const void *buf,
+                       p2p_type *p) {
+  if (count < 0 || !mpiad_impl_type_layout(t, &p->kind, &p->esz, &p->lay))
+    return 0;
+  size_t n = mpiad_impl_layout_elems(p->lay, count);
+  if (n > INT_MAX / 2 || (n > 0 && !buf))
+    return 0;
+  p->base = mpiad_impl_layout_base(p->lay, t);
+  p->n = (int)n;
+  return 1;
 }
 
-/* Packs [buf | buf_d] (count elements each; buf_d NULL: zeros) into p. */
-static void pack2(void *p, const void *buf, const void *buf_d, size_t n,
-                  size_t esz) {
+/* Packs [buf | buf_d] (n elements each through the layout; buf_d NULL:
+ * zeros) into p. */
+static void pack2(void *p, const void *buf, const void *buf_d,
+                  const p2p_type *t) {
+  size_t n = (size_t)t->n;
   if (n == 0)
     return;
-  memcpy(p, buf, n * esz);
+  mpiad_impl_lgather(p, buf, t->lay, n, t->esz);
   if (buf_d)
-    memcpy(at(p, n, esz), buf_d, n * esz);
+    mpiad_impl_lgather(at(p, n, t->esz), buf_d, t->lay, n, t->esz);
   else
-    zero(p, n, n, esz);
+    zero(p, n, n, t->esz);
 }
 
 /* After a receive of a packed message into p: splits it into buf and buf_d
- * (NULL: discarded), and fills the user status with the primal's count. */
+ * (NULL: discarded), and fills the user status with the primal's count (ut:
+ * the user's datatype). */
 static mpiad_result_t unpack2(const MPI_Status *s, void *p, void *buf,
-                              void *buf_d, int count, MPI_Datatype t,
-                              size_t esz, MPI_Status *status) {
+                              void *buf_d, const p2p_type *t, MPI_Datatype ut,
+                              MPI_Status *status) {
   int m = 0;
-  MPIAD_CHECK_MPI(MPI_Get_count(s, t, &m));
-  if (m == MPI_UNDEFINED || m % 2 != 0 || m / 2 > count)
+  MPIAD_CHECK_MPI(MPI_Get_count(s, t->base, &m));
+  if (m == MPI_UNDEFINED || m % 2 != 0 || m / 2 > t->n)
     return MPIAD_ERR_ARG; /* not a message from a tangent helper */
   size_t n = (size_t)(m / 2);
   if (n > 0) {
-    memcpy(buf, p, n * esz);
+    mpiad_impl_lscatter(buf, p, t->lay, n, t->esz);
     if (buf_d)
-      memcpy(buf_d, at(p, n, esz), n * esz);
+      mpiad_impl_lscatter(buf_d, at(p, n, t->esz), t->lay, n, t->esz);
   }
   if (status != MPI_STATUS_IGNORE) {
     *status = *s;
-    MPIAD_CHECK_MPI(MPI_Status_set_elements(status, t, m / 2));
+    MPIAD_CHECK_MPI(MPI_Status_set_elements(status, ut, m / 2));
   }
   return MPIAD_SUCCESS;
 }
@@ -216,19 +237,17 @@ static mpiad_result_t unpack2(const MPI_Status *s, void *p, void *buf,
 static mpiad_result_t send_tan_common(const void *buf, const void *buf_d,
                                       int count, MPI_Datatype t, int dest,
                                       int tag, MPI_Comm comm, int sync) {
-  int kind;
-  size_t esz;
-  if (!type_kind(t, &kind, &esz) || !p2p_count_ok(count) || (count > 0 && !buf))
+  p2p_type pt;
+  if (!p2p_type_of(t, count, buf, &pt))
     return MPIAD_ERR_ARG;
-  size_t n = (size_t)count;
   void *p;
-  if (!carve(2 * n * esz, &p, 0, NULL, 0, NULL, 0, NULL))
+  if (!carve(2 * (size_t)pt.n * pt.esz, &p, 0, NULL, 0, NULL, 0, NULL))
     return MPIAD_ERR_NOMEM;
-  pack2(p, buf, buf_d, n, esz);
+  pack2(p, buf, buf_d, &pt);
   if (sync)
-    MPIAD_CHECK_MPI(MPI_Ssend(p, 2 * count, t, dest, tag, comm));
+    MPIAD_CHECK_MPI(MPI_Ssend(p, 2 * pt.n, pt.base, dest, tag, comm));
   else
-    MPIAD_CHECK_MPI(MPI_Send(p, 2 * count, t, dest, tag, comm));
+    MPIAD_CHECK_MPI(MPI_Send(p, 2 * pt.n, pt.base, dest, tag, comm));
   return MPIAD_SUCCESS;
 }
 
@@ -247,16 +266,15 @@ mpiad_result_t mpiad_ssend_tan(const void *buf, const void *buf_d, int count,
 mpiad_result_t mpiad_recv_tan(void *buf, void *buf_d, int count, MPI_Datatype t,
                               int source, int tag, MPI_Comm comm,
                               MPI_Status *status) {
-  int kind;
-  size_t esz;
-  if (!type_kind(t, &kind, &esz) || !p2p_count_ok(count) || (count > 0 && !buf))
+  p2p_type pt;
+  if (!p2p_type_of(t, count, buf, &pt))
     return MPIAD_ERR_ARG;
   void *p;
-  if (!carve(2 * (size_t)count * esz, &p, 0, NULL, 0, NULL, 0, NULL))
+  if (!carve(2 * (size_t)pt.n * pt.esz, &p, 0, NULL, 0, NULL, 0, NULL))
     return MPIAD_ERR_NOMEM;
   MPI_Status s;
-  MPIAD_CHECK_MPI(MPI_Recv(p, 2 * count, t, source, tag, comm, &s));
-  return unpack2(&s, p, buf, buf_d, count, t, esz, status);
+  MPIAD_CHECK_MPI(MPI_Recv(p, 2 * pt.n, pt.base, source, tag, comm, &s));
+  return unpack2(&s, p, buf, buf_d, &pt, t, status);
 }
 
 mpiad_result_t mpiad_sendrecv_tan(const void *sendbuf, const void *send_d,
@@ -265,39 +283,37 @@ mpiad_result_t mpiad_sendrecv_tan(const void *sendbuf, const void *send_d,
                                   int recvcount, MPI_Datatype rt, int source,
                                   int recvtag, MPI_Comm comm,
                                   MPI_Status *status) {
-  int skind, rkind;
-  size_t sesz, resz;
-  if (!type_kind(st_, &skind, &sesz) || !type_kind(rt, &rkind, &resz) ||
-      !p2p_count_ok(sendcount) || !p2p_count_ok(recvcount) ||
-      (sendcount > 0 && !sendbuf) || (recvcount > 0 && !recvbuf))
+  p2p_type ps_t, pr_t;
+  if (!p2p_type_of(st_, sendcount, sendbuf, &ps_t) ||
+      !p2p_type_of(rt, recvcount, recvbuf, &pr_t))
     return MPIAD_ERR_ARG;
   void *ps, *pr;
-  if (!carve(2 * (size_t)sendcount * sesz, &ps, 2 * (size_t)recvcount * resz,
+  if (!carve(2 * (size_t)ps_t.n * ps_t.esz, &ps, 2 * (size_t)pr_t.n * pr_t.esz,
              &pr, 0, NULL, 0, NULL))
     return MPIAD_ERR_NOMEM;
-  pack2(ps, sendbuf, send_d, (size_t)sendcount, sesz);
+  pack2(ps, sendbuf, send_d, &ps_t);
   MPI_Status s;
-  MPIAD_CHECK_MPI(MPI_Sendrecv(ps, 2 * sendcount, st_, dest, sendtag, pr,
-                               2 * recvcount, rt, source, recvtag, comm, &s));
-  return unpack2(&s, pr, recvbuf, recv_d, recvcount, rt, resz, status);
+  MPIAD_CHECK_MPI(MPI_Sendrecv(ps, 2 * ps_t.n, ps_t.base, dest, sendtag, pr,
+                               2 * pr_t.n, pr_t.base, source, recvtag, comm,
+                               &s));
+  return unpack2(&s, pr, recvbuf, recv_d, &pr_t, rt, status);
 }
 
 mpiad_result_t mpiad_sendrecv_replace_tan(void *buf, void *buf_d, int count,
                                           MPI_Datatype t, int dest, int sendtag,
                                           int source, int recvtag,
                                           MPI_Comm comm, MPI_Status *status) {
-  int kind;
-  size_t esz;
-  if (!type_kind(t, &kind, &esz) || !p2p_count_ok(count) || (count > 0 && !buf))
+  p2p_type pt;
+  if (!p2p_type_of(t, count, buf, &pt))
     return MPIAD_ERR_ARG;
-  size_t n = (size_t)count;
+  size_t n = (size_t)pt.n;
   void *ps, *pr;
-  if (!carve(2 * n * esz, &ps, 2 * n * esz, &pr, 0, NULL, 0, NULL))
+  if (!carve(2 * n * pt.esz, &ps, 2 * n * pt.esz, &pr, 0, NULL, 0, NULL))
     return MPIAD_ERR_NOMEM;
-  pack2(ps, buf, buf_d, n, esz);
+  pack2(ps, buf, buf_d, &pt);
   MPI_Status s;
   /* Separate send and receive regions: one MPI_Sendrecv, no copy by MPI. */
-  MPIAD_CHECK_MPI(MPI_Sendrecv(ps, 2 * count, t, dest, sendtag, pr, 2 * count,
-                               t, source, recvtag, comm, &s));
-  return unpack2(&s, pr, buf, buf_d, count, t, esz, status);
+  MPIAD_CHECK_MPI(MPI_Sendrecv(ps, 2 * pt.n, pt.base, dest, sendtag, pr,
+                               2 * pt.n, pt.base, source, recvtag, comm, &s));
+  return unpack2(&s, pr, buf, buf_d, &pt, t, status);
 }

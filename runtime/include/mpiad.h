@@ -415,6 +415,13 @@ int mpiad_comm_size(MPI_Comm comm);
 int mpiad_comm_rank(MPI_Comm comm);
 int mpiad_counts_extent(const int *counts, const int *displs, MPI_Comm comm);
 int mpiad_count_of_rank(const int *counts, MPI_Comm comm);
+/** The number of sources of this process in comm's topology (Cartesian:
+ *  2 * ndims; graph: its neighbours; distributed graph: its in-degree), and
+ *  the end of the last block of a neighbourhood v collective's receive
+ *  buffer: the extents of MPI_Neighbor_allgather(v) / _alltoall(v). */
+int mpiad_neighbor_indegree(MPI_Comm comm);
+int mpiad_neighbor_counts_extent(const int *counts, const int *displs,
+                                 MPI_Comm comm);
 
 /** A batch fuses several "sum partial adjoints over ranks" into one
  *  MPI_Allreduce.  Usage:
@@ -566,6 +573,13 @@ void mpiad_check_replicated(MPI_Comm comm, const char *fn,
 void *mpiad_alloc_zeroed(mpiad_impl_llong count, size_t elem_size, const char *fn,
                          const char *what, MPI_Comm comm);
 
+/** Pushes (pops) the elements of `count` items of datatype t at buf: a
+ *  buffer that a message with a derived datatype overwrites (layout.c).  t
+ *  is MPI_DOUBLE, MPI_FLOAT or a derived datatype made of one of them; the
+ *  pop restores exactly the elements pushed. */
+void mpiad_push_layout(const void *buf, int count, MPI_Datatype t);
+void mpiad_pop_layout(void *buf, int count, MPI_Datatype t);
+
 /* ------------------------------------------------------------------------- */
 /* Adjoints of MPI communication (adjoint_comm.c)                            */
 /* ------------------------------------------------------------------------- */
@@ -590,7 +604,13 @@ void *mpiad_alloc_zeroed(mpiad_impl_llong count, size_t elem_size, const char *f
  *     root).
  *   - Datatypes: MPI_DOUBLE and MPI_FLOAT (both sides of a call the same);
  *     anything else gives MPIAD_ERR_ARG.  Float arithmetic is done in double
- *     and rounded once per stored value.
+ *     and rounded once per stored value.  The point-to-point helpers (send,
+ *     ssend, recv, sendrecv, sendrecv_replace, their non-blocking forms and
+ *     their tangents) and mpiad_bcast_rev also take a derived datatype whose
+ *     elements are all MPI_DOUBLE or all MPI_FLOAT (MPI_Type_vector,
+ *     _indexed, _create_subarray, _create_struct, ...): the adjoint buffer
+ *     is read, accumulated and zeroed through its layout, and the adjoint
+ *     messages carry the same elements as plain MPI_DOUBLE / MPI_FLOAT.
  *   - Counts and layouts are the primal call's arguments.
  *   - Collective helpers are collective over comm (every rank calls them, in
  *     the same order as the primal calls in reverse).  Errors: MPIAD_ERR_ARG
@@ -712,6 +732,51 @@ mpiad_result_t mpiad_reduce_scatter_rev(void *send_b, void *recv_b,
 mpiad_result_t mpiad_alltoall_rev(void *send_b, int sendcount, void *recv_b,
                                   int recvcount, MPI_Datatype t, MPI_Comm comm);
 
+/** The reverses of MPI_Allgather, MPI_Gather, MPI_Scatter and MPI_Alltoall
+ *  when either side uses a derived datatype (made of MPI_DOUBLE or of
+ *  MPI_FLOAT elements; the two sides may differ, as MPI allows, as long as
+ *  each rank's block has the same number of elements): the significant
+ *  adjoint buffers are copied out through their layouts, reversed as by the
+ *  helpers above, and copied back.  Arguments as the primal call's. */
+mpiad_result_t mpiad_allgather_rev_typed(void *send_b, int sendcount,
+                                         MPI_Datatype sendtype, void *recv_b,
+                                         int recvcount, MPI_Datatype recvtype,
+                                         MPI_Comm comm, int partial);
+mpiad_result_t mpiad_gather_rev_typed(void *send_b, int sendcount,
+                                      MPI_Datatype sendtype, void *recv_b,
+                                      int recvcount, MPI_Datatype recvtype,
+                                      int root, MPI_Comm comm);
+mpiad_result_t mpiad_scatter_rev_typed(void *send_b, int sendcount,
+                                       MPI_Datatype sendtype, void *recv_b,
+                                       int recvcount, MPI_Datatype recvtype,
+                                       int root, MPI_Comm comm);
+mpiad_result_t mpiad_alltoall_rev_typed(void *send_b, int sendcount,
+                                        MPI_Datatype sendtype, void *recv_b,
+                                        int recvcount, MPI_Datatype recvtype,
+                                        MPI_Comm comm);
+/** The same for the v collectives: counts and displacements count items of
+ *  the datatypes, as in the primal call. */
+mpiad_result_t mpiad_allgatherv_rev_typed(void *send_b, int sendcount,
+                                          MPI_Datatype sendtype, void *recv_b,
+                                          const int *recvcounts,
+                                          const int *displs,
+                                          MPI_Datatype recvtype, MPI_Comm comm,
+                                          int partial);
+mpiad_result_t mpiad_gatherv_rev_typed(void *send_b, int sendcount,
+                                       MPI_Datatype sendtype, void *recv_b,
+                                       const int *recvcounts, const int *displs,
+                                       MPI_Datatype recvtype, int root,
+                                       MPI_Comm comm);
+mpiad_result_t mpiad_scatterv_rev_typed(void *send_b, const int *sendcounts,
+                                        const int *displs,
+                                        MPI_Datatype sendtype, void *recv_b,
+                                        int recvcount, MPI_Datatype recvtype,
+                                        int root, MPI_Comm comm);
+mpiad_result_t mpiad_alltoallv_rev_typed(
+    void *send_b, const int *sendcounts, const int *sdispls,
+    MPI_Datatype sendtype, void *recv_b, const int *recvcounts,
+    const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm);
+
 /** Reverse of MPI_Alltoallv: one MPI_Alltoallv with the layouts swapped
  *  (received packed, then accumulated at sdispls); the segments of recv_b
  *  are zeroed.  send_b == MPI_IN_PLACE: one in-place MPI_Alltoallv. */
@@ -719,6 +784,32 @@ mpiad_result_t mpiad_alltoallv_rev(void *send_b, const int *sendcounts,
                                    const int *sdispls, void *recv_b,
                                    const int *recvcounts, const int *rdispls,
                                    MPI_Datatype t, MPI_Comm comm);
+
+/** Reverses of the neighbourhood collectives (neighbor.c) on Cartesian,
+ *  graph and distributed-graph communicators: the adjoint of each received
+ *  block goes back to its source and what comes back from each destination
+ *  is added to send_b (for the allgathers, every destination's block to the
+ *  one send block); the received blocks of recv_b are zeroed.  One
+ *  MPI_Neighbor_alltoallv on the transposed topology: comm itself for
+ *  Cartesian and graph topologies, for a distributed graph a transposed
+ *  copy made on first use (collective) and freed with comm.  Counts and
+ *  layouts are the primal call's; MPI_DOUBLE or MPI_FLOAT. */
+mpiad_result_t mpiad_neighbor_allgather_rev(void *send_b, int sendcount,
+                                            void *recv_b, int recvcount,
+                                            MPI_Datatype t, MPI_Comm comm);
+mpiad_result_t mpiad_neighbor_allgatherv_rev(void *send_b, int sendcount,
+                                             void *recv_b,
+                                             const int *recvcounts,
+                                             const int *displs, MPI_Datatype t,
+                                             MPI_Comm comm);
+mpiad_result_t mpiad_neighbor_alltoall_rev(void *send_b, int sendcount,
+                                           void *recv_b, int recvcount,
+                                           MPI_Datatype t, MPI_Comm comm);
+mpiad_result_t mpiad_neighbor_alltoallv_rev(void *send_b, const int *sendcounts,
+                                            const int *sdispls, void *recv_b,
+                                            const int *recvcounts,
+                                            const int *rdispls, MPI_Datatype t,
+                                            MPI_Comm comm);
 
 /** Reverse of MPI_Scan with MPI_SUM: send_b[r] += sum over q >= r of
  *  recv_b[q], by ONE MPI_Scan on a rank-reversed communicator (made once per

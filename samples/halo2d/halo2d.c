@@ -11,26 +11,28 @@
  *     u_ij <- u_ij + r kappa_ij (u_i-1,j + u_i+1,j + u_i,j-1 + u_i,j+1 - 4 u_ij)
  *
  * stable while r kappa <= 1/4.  The grid is split over a 2-D process grid
- * (MPI_Dims_create + MPI_Cart_create, not periodic): rank (pi, pj) owns an
- * nx-by-ny block of rows and columns (block sizes may differ by one).  Each
- * rank keeps its block in a flat array of (nx + 2) * (ny + 2) doubles with
- * one ghost layer, u[i * (ny + 2) + j], i = 0..nx+1, j = 0..ny+1; rows are
- * contiguous, columns are not.  The neighbours (MPI_Cart_shift) are
- * MPI_PROC_NULL at the physical boundary, where the ghosts stay 0.
+ * (MPI_Dims_create + MPI_Cart_create in main, not periodic): rank (pi, pj)
+ * owns an nx-by-ny block of rows and columns (block sizes may differ by
+ * one).  Each rank keeps its block in a flat array of (nx + 2) * (ny + 2)
+ * doubles with one ghost layer, u[i * (ny + 2) + j], i = 0..nx+1,
+ * j = 0..ny+1; rows are contiguous, columns are not.
  *
- * One time step of `halo2d`:
- *   1. MPI_Irecv of the 4 ghost edges: the ghost rows straight into u, the
- *      ghost columns into receive buffers;
- *   2. pack the first and last columns into send buffers (loops), MPI_Isend
- *      of the 4 boundary edges (rows straight from u);
- *   3. update the interior points that need no ghost (rows 2..nx-1, columns
- *      2..ny-1) while the messages are in flight;
- *   4. MPI_Waitall on the 8 requests, unpack the ghost columns;
- *   5. update the boundary ring (rows 1 and nx, columns 1 and ny), then copy
- *      the new values back.
+ * The solver is written the way such codes are: `halo2d` takes the Cartesian
+ * communicator and asks it for the neighbours (MPI_Cart_shift; MPI_PROC_NULL
+ * at the physical boundary, where the ghosts stay 0), describes a column
+ * with a derived datatype (MPI_Type_vector), and each time step
+ *   1. start_halo: MPI_Irecv of the 4 ghost edges and MPI_Isend of the 4
+ *      boundary edges, rows as MPI_DOUBLE, columns as one `col` each;
+ *   2. updates the interior points that need no ghost (rows 2..nx-1,
+ *      columns 2..ny-1) while the messages are in flight;
+ *   3. finish_halo: MPI_Waitall on the 8 requests;
+ *   4. updates the boundary ring (rows 1 and nx, columns 1 and ny), then
+ *      copies the new values back.
+ * The requests cross the helpers' boundaries: started in one, completed in
+ * the other.
  *
- * The objective compares u(T) after nsteps steps from u0 with observations
- * uobs on every grid point:
+ * The objective, computed by the helper `misfit`, compares u(T) after nsteps
+ * steps from u0 with observations uobs on every grid point:
  *
  *     J = sum over the global grid of (u_ij(T) - uobs_ij)^2
  *
@@ -40,13 +42,14 @@
  *
  *     double halo2d_b(const double *kappa, double *kappa_b, const double *u0,
  *                     const double *uobs, int nx, int ny, int nsteps,
- *                     double r, int north, int south, int west, int east,
- *                     MPI_Comm comm, double halo2d_bar);
+ *                     double r, MPI_Comm cart, double halo2d_bar);
  *
  * returns J and adds halo2d_bar * dJ/dkappa_ij to kappa_b for this rank's
- * cells.  In the reverse sweep, each MPI_Waitall starts the reverse
- * transfers (the ghosts' adjoints travel back to the ranks owning the cells)
- * and the adjoints of the MPI_Isend / MPI_Irecv calls complete them.
+ * cells.  mpiad-cc inlines the three helpers.  In the reverse sweep, each
+ * MPI_Waitall starts the reverse transfers (the ghosts' adjoints travel back
+ * to the ranks owning the cells; a column's adjoint is added through the
+ * column's layout) and the adjoints of the MPI_Isend / MPI_Irecv calls
+ * complete them.  The column type is freed at the end of the reverse sweep.
  *
  * The program:
  *   1. makes a hidden diffusivity kappa_true (1 plus two smooth bumps), a
@@ -74,50 +77,70 @@
 
 #include "mpiad.h"
 
+/* Posts the exchange of the ghost layer of u: rows are contiguous, a column
+ * is one item of `col` (nx doubles, a row stride apart).  Tags name the
+ * direction the data moves: 0 northwards, 1 southwards, 2 westwards, 3
+ * eastwards.  Neighbours are MPI_PROC_NULL at the physical boundary, where
+ * the ghosts keep their zeros.  The 8 requests are completed by
+ * finish_halo. */
+static void start_halo(double *u, int nx, int ny, MPI_Datatype col,
+                       int north, int south, int west, int east,
+                       MPI_Comm comm, MPI_Request *reqs) {
+  int ys = ny + 2;
+  MPI_Irecv(&u[1], ny, MPI_DOUBLE, north, 1, comm, &reqs[0]);
+  MPI_Irecv(&u[(nx + 1) * ys + 1], ny, MPI_DOUBLE, south, 0, comm, &reqs[1]);
+  MPI_Irecv(&u[ys], 1, col, west, 3, comm, &reqs[2]);
+  MPI_Irecv(&u[ys + ny + 1], 1, col, east, 2, comm, &reqs[3]);
+  MPI_Isend(&u[ys + 1], ny, MPI_DOUBLE, north, 0, comm, &reqs[4]);
+  MPI_Isend(&u[nx * ys + 1], ny, MPI_DOUBLE, south, 1, comm, &reqs[5]);
+  MPI_Isend(&u[ys + 1], 1, col, west, 2, comm, &reqs[6]);
+  MPI_Isend(&u[ys + ny], 1, col, east, 3, comm, &reqs[7]);
+}
+
+static void finish_halo(MPI_Request *reqs) {
+  MPI_Waitall(8, reqs, MPI_STATUSES_IGNORE);
+}
+
+/* The misfit of u's interior with the observations, over the whole grid. */
+static double misfit(const double *u, const double *uobs, int nx, int ny,
+                     MPI_Comm comm) {
+  int ys = ny + 2;
+  double local = 0.0;
+  for (int i = 1; i <= nx; i++)
+    for (int j = 1; j <= ny; j++) {
+      double d = u[i * ys + j] - uobs[(i - 1) * ny + (j - 1)];
+      local += d * d;
+    }
+  double J = 0.0;
+  MPI_Allreduce(&local, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return J;
+}
+
 #pragma mpiad differentiate wrt(kappa) replicated(nsteps, r) \
-    varying(kappa, u0, uobs, nx, ny, north, south, west, east) semantics(global) name(halo2d_b)
+    varying(kappa, u0, uobs, nx, ny) semantics(global) name(halo2d_b)
 double halo2d(const double *kappa, const double *u0, const double *uobs,
-              int nx, int ny, int nsteps, double r, int north, int south,
-              int west, int east, MPI_Comm comm) {
+              int nx, int ny, int nsteps, double r, MPI_Comm cart) {
+  int north, south, west, east;
+  MPI_Cart_shift(cart, 0, 1, &north, &south);
+  MPI_Cart_shift(cart, 1, 1, &west, &east);
   int ys = ny + 2; /* row stride of u, with the ghost columns */
+  MPI_Datatype col; /* one column of the interior rows */
+  MPI_Type_vector(nx, 1, ys, MPI_DOUBLE, &col);
+  MPI_Type_commit(&col);
   double *u = malloc((size_t)(nx + 2) * (size_t)ys * sizeof(double));
   double *un = malloc((size_t)(nx + 2) * (size_t)ys * sizeof(double));
-  /* ghost columns: packed send buffers and receive buffers (west, east) */
-  double *sw = malloc((size_t)nx * sizeof(double));
-  double *se = malloc((size_t)nx * sizeof(double));
-  double *rw = malloc((size_t)nx * sizeof(double));
-  double *re = malloc((size_t)nx * sizeof(double));
   for (int i = 0; i < nx + 2; i++)
     for (int j = 0; j < ys; j++)
       u[i * ys + j] = 0.0; /* the ghosts at the physical boundary stay 0 */
   for (int i = 1; i <= nx; i++)
     for (int j = 1; j <= ny; j++)
       u[i * ys + j] = u0[(i - 1) * ny + (j - 1)];
-  for (int i = 0; i < nx; i++) {
-    rw[i] = 0.0; /* left as they are by a receive from MPI_PROC_NULL */
-    re[i] = 0.0;
-  }
 
   MPI_Request reqs[8];
   for (int t = 0; t < nsteps; t++) {
-    /* 1. receive the ghost edges.  Tags name the direction the data moves:
-     * 0 northwards, 1 southwards, 2 westwards, 3 eastwards. */
-    MPI_Irecv(&u[1], ny, MPI_DOUBLE, north, 1, comm, &reqs[0]);
-    MPI_Irecv(&u[(nx + 1) * ys + 1], ny, MPI_DOUBLE, south, 0, comm,
-              &reqs[1]);
-    MPI_Irecv(rw, nx, MPI_DOUBLE, west, 3, comm, &reqs[2]);
-    MPI_Irecv(re, nx, MPI_DOUBLE, east, 2, comm, &reqs[3]);
-    /* 2. send the boundary edges; the columns are packed first */
-    for (int i = 1; i <= nx; i++) {
-      sw[i - 1] = u[i * ys + 1];
-      se[i - 1] = u[i * ys + ny];
-    }
-    MPI_Isend(&u[ys + 1], ny, MPI_DOUBLE, north, 0, comm, &reqs[4]);
-    MPI_Isend(&u[nx * ys + 1], ny, MPI_DOUBLE, south, 1, comm, &reqs[5]);
-    MPI_Isend(sw, nx, MPI_DOUBLE, west, 2, comm, &reqs[6]);
-    MPI_Isend(se, nx, MPI_DOUBLE, east, 3, comm, &reqs[7]);
+    start_halo(u, nx, ny, col, north, south, west, east, cart, reqs);
 
-    /* 3. the interior points that need no ghost, while messages fly */
+    /* the interior points that need no ghost, while messages fly */
     for (int i = 2; i < nx; i++)
       for (int j = 2; j < ny; j++) {
         int c = i * ys + j;
@@ -126,16 +149,11 @@ double halo2d(const double *kappa, const double *u0, const double *uobs,
                             4.0 * u[c]);
       }
 
-    /* 4. wait for the 8 transfers, unpack the ghost columns */
-    MPI_Waitall(8, reqs, MPI_STATUSES_IGNORE);
-    for (int i = 1; i <= nx; i++) {
-      u[i * ys] = rw[i - 1];
-      u[i * ys + ny + 1] = re[i - 1];
-    }
+    finish_halo(reqs);
 
-    /* 5. the boundary ring: first and last rows, then first and last
-     * columns (without the corners).  With nx == 1 or ny == 1 a point is
-     * updated twice, to the same value. */
+    /* the boundary ring: first and last rows, then first and last columns
+     * (without the corners).  With nx == 1 or ny == 1 a point is updated
+     * twice, to the same value. */
     for (int j = 1; j <= ny; j++) {
       int c = ys + j;
       un[c] = u[c] + r * kappa[j - 1] *
@@ -161,18 +179,8 @@ double halo2d(const double *kappa, const double *u0, const double *uobs,
         u[i * ys + j] = un[i * ys + j];
   }
 
-  double local = 0.0;
-  for (int i = 1; i <= nx; i++)
-    for (int j = 1; j <= ny; j++) {
-      double d = u[i * ys + j] - uobs[(i - 1) * ny + (j - 1)];
-      local += d * d;
-    }
-  double J = 0.0;
-  MPI_Allreduce(&local, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
-  free(re);
-  free(rw);
-  free(se);
-  free(sw);
+  double J = misfit(u, uobs, nx, ny, cart);
+  MPI_Type_free(&col);
   free(un);
   free(u);
   return J;
@@ -215,9 +223,10 @@ static double initial_u(double x, double y) {
          0.25 * sin(5.0 * PI * x) * sin(4.0 * PI * y);
 }
 
-/* u(T) from u0 with the same scheme and the same non-blocking exchange as
- * halo2d, kept separate (and unmarked) so that the observations come from
- * plain MPI code. */
+/* u(T) from u0 with the same scheme as halo2d, kept separate (and unmarked)
+ * so that the observations come from plain MPI code written another way:
+ * the ghost columns are packed into and unpacked from buffers by loops, and
+ * the neighbours are given. */
 static void solve(const double *kappa, const double *u0, double *uT, int nx,
                   int ny, int nsteps, double r, const int nb[4],
                   MPI_Comm comm) {
@@ -284,8 +293,7 @@ typedef struct {
 } halo_ctx;
 
 static double objective_at(halo_ctx *c, const double *kappa) {
-  return halo2d(kappa, c->u0, c->uobs, c->nx, c->ny, c->nsteps, c->r,
-                c->nb[0], c->nb[1], c->nb[2], c->nb[3], c->comm);
+  return halo2d(kappa, c->u0, c->uobs, c->nx, c->ny, c->nsteps, c->r, c->comm);
 }
 
 static double objective(void *p) {
@@ -299,7 +307,7 @@ static double value_and_gradient(halo_ctx *c, double *g) {
   for (int k = 0; k < n; k++)
     g[k] = 0.0;
   return halo2d_b(c->kappa, g, c->u0, c->uobs, c->nx, c->ny, c->nsteps, c->r,
-                  c->nb[0], c->nb[1], c->nb[2], c->nb[3], c->comm, 1.0);
+                  c->comm, 1.0);
 }
 
 /* Gradient descent with a backtracking (Armijo) line search; a trial step

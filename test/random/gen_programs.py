@@ -47,6 +47,17 @@ posts of its phase, blocking rings let rank 0 send first, or Sendrecv):
   test_free     a ring/permutation phase whose completion uses MPI_Test,
                 MPI_Testall (flags never read) or MPI_Request_free
 
+With --vectors, a point-to-point phase (ring, perm, test_free, irecv_send,
+isend_recv, sendrecv, blocking_ring) sends and receives through a derived
+datatype a third of the time: its buffers hold 2N doubles, the message's N
+elements sit at 2i (MPI_Type_vector(N, 1, 2, ...)), at 2i + 1 (the same type
+from &buf[1]) or at 2(N - 1 - i) (MPI_Type_indexed, reversed order), and the
+other N elements carry derivatives of their own that the messages must leave
+alone.  The type is made at the start of the phase and freed at its end (in
+the helper, when the phase moves into one).  These decisions draw from a
+random stream of their own, so a seed's program without --vectors is what it
+was before the option existed.
+
 Half of the phases are moved into static helpers rg_phK(a, b, y, r, P, comm)
 (one level) or called through rg_phK_outer (two levels), sometimes with the
 communicator passed through a local: communication where real programs put it.
@@ -71,6 +82,10 @@ KINDS = [
     "gather_any", "alltoall", "same_tag", "pipeline", "coll_overlap", "test_free",
 ]
 
+# Phases whose messages may go through a derived datatype (--vectors).
+VEC_KINDS = {"ring", "perm", "test_free", "irecv_send", "isend_recv",
+             "sendrecv", "blocking_ring"}
+
 COEFS = [0.5, -0.5, 0.75, -0.75, 1.25, -1.25, 0.25, -0.25, 1.5, 1.0, -1.0, 0.625]
 
 
@@ -89,6 +104,9 @@ class Gen:
         self.need_final_barrier = False
         self.kinds_used = []
         self.helpers = []  # static helpers holding phases (to_helper)
+        self.vectors = False  # --vectors: p2p phases may use derived types
+        self.vrng = random.Random(seed * 104729 + 31)
+        self.vec = None  # this phase's layout: None, "even", "odd", "rev"
 
     # ---- emission helpers ------------------------------------------------
     def emit(self, s=""):
@@ -116,8 +134,29 @@ class Gen:
         return "%s%d" % (base, self.k)
 
     # ---- data: send buffers from the state, receive buffers into it --------
+    # Layout mode (--vectors): element i of a message at pos(i) of a buffer
+    # of 2N doubles; other(i) is the element the message leaves alone.
+    def pos(self, i):
+        i = i if i.isidentifier() else "(%s)" % i
+        return {"even": "2 * %s" % i, "odd": "2 * %s + 1" % i,
+                "rev": "2 * (N - 1 - %s)" % i}[self.vec]
+
+    def other(self, i):
+        i = i if i.isidentifier() else "(%s)" % i
+        return {"even": "2 * %s + 1" % i, "odd": "2 * %s" % i,
+                "rev": "2 * (N - 1 - %s) + 1" % i}[self.vec]
+
     def send_buf(self, name, slots=1, slot_var="q"):
         """double name[slots*N] filled from the state arrays a, b (linear)."""
+        if self.vec and slots == 1:
+            o = self.rng.randrange(self.n)
+            self.emit("double %s[2 * N];" % name)
+            self.block("for (int i = 0; i < N; i++)")
+            self.emit("%s[%s] = %s * a[i] + %s * b[(i + %d) %% N];"
+                      % (name, self.pos("i"), self.coef(), self.rcoef(), o))
+            self.emit("%s[%s] = %s * b[i];" % (name, self.other("i"), self.coef()))
+            self.end()
+            return
         N = "N" if slots == 1 else "%s * N" % slots
         self.emit("double %s[%s];" % (name, N))
         o = self.rng.randrange(self.n)
@@ -135,6 +174,12 @@ class Gen:
             self.end()
 
     def recv_buf(self, name, slots=1):
+        if self.vec and slots == 1:
+            self.emit("double %s[2 * N];" % name)
+            self.block("for (int i = 0; i < 2 * N; i++)")
+            self.emit("%s[i] = %s * a[i %% N];" % (name, self.coef()))
+            self.end()
+            return
         N = "N" if slots == 1 else "%s * N" % slots
         self.emit("double %s[%s];" % (name, N))
         self.block("for (int i = 0; i < %s; i++)" % N)
@@ -143,7 +188,18 @@ class Gen:
 
     def consume(self, name, slots=1):
         """Mix a received buffer into y and the state (linear, elementwise or shifted)."""
-        if slots == 1:
+        if slots == 1 and self.vec:
+            o = self.rng.randrange(self.n)
+            self.block("for (int i = 0; i < N; i++)")
+            self.emit("y[i] += %s * %s[%s] + %s * %s[%s];"
+                      % (self.rcoef(), name, self.pos("i"), self.rcoef(), name,
+                         self.other("i")))
+            tgt = self.rng.choice(["a", "b"])
+            self.emit("%s[i] = %s * %s[i] + %s * %s[%s];"
+                      % (tgt, self.coef(), tgt, self.coef(), name,
+                         self.pos("(i + %d) %% N" % o)))
+            self.end()
+        elif slots == 1:
             o = self.rng.randrange(self.n)
             self.block("for (int i = 0; i < N; i++)")
             self.emit("y[i] += %s * %s[i];" % (self.rcoef(), name))
@@ -648,7 +704,13 @@ class Gen:
             self.emit("")
             self.emit("/* ---- phase %d: %s ---- */" % (self.k, kind))
             start = len(self.lines)
+            self.vec = None
+            if self.vectors and kind in VEC_KINDS and self.vrng.random() < 1.0 / 3:
+                self.vec = self.vrng.choice(["even", "odd", "rev"])
             getattr(self, "ph_" + kind)()
+            if self.vec:
+                self.layout_phase(start)
+            self.vec = None
             place = self.rng.choice(["inline", "inline", "helper", "helper2"])
             if place != "inline":
                 self.to_helper(start, place == "helper2")
@@ -659,6 +721,32 @@ class Gen:
         if self.need_final_barrier:
             self.emit("/* freed send requests: their receives are complete after this */")
             self.emit("MPI_Barrier(comm);")
+
+    def layout_phase(self, start):
+        """Makes the phase emitted from self.lines[start:] send and receive
+        its buffers s<k>, rb<k> as one item of the phase's derived type."""
+        k = self.k
+        vt = "vt%d" % k
+        ind = "  " * self.ind
+        if self.vec == "rev":
+            make = [ind + "int bl%d[N], dis%d[N];" % (k, k),
+                    ind + "for (int i = 0; i < N; i++) {",
+                    ind + "  bl%d[i] = 1;" % k,
+                    ind + "  dis%d[i] = 2 * (N - 1 - i);" % k,
+                    ind + "}",
+                    ind + "MPI_Datatype %s;" % vt,
+                    ind + "MPI_Type_indexed(N, bl%d, dis%d, MPI_DOUBLE, &%s);" % (k, k, vt)]
+        else:
+            make = [ind + "MPI_Datatype %s;" % vt,
+                    ind + "MPI_Type_vector(N, 1, 2, MPI_DOUBLE, &%s);" % vt]
+        make.append(ind + "MPI_Type_commit(&%s);" % vt)
+        body = self.lines[start:]
+        for name in ("s%d" % k, "rb%d" % k):
+            buf = "&%s[1]" % name if self.vec == "odd" else name
+            body = [l.replace("(%s, N, MPI_DOUBLE," % name, "(%s, 1, %s," % (buf, vt))
+                     .replace(" %s, N, MPI_DOUBLE," % name, " %s, 1, %s," % (buf, vt))
+                    for l in body]
+        self.lines[start:] = make + body + [ind + "MPI_Type_free(&%s);" % vt]
 
     def to_helper(self, start, two_levels):
         """Moves the phase emitted from self.lines[start:] into a static helper
@@ -891,9 +979,12 @@ MAIN = MAIN.replace("#ifdef RG_PRIMAL_ONLY\n",
                     "#ifdef RG_PRIMAL_ONLY\nstatic double fabs_(double v) { return v < 0 ? -v : v; }\n", 1)
 
 
-def generate(seed, replicas=False):
-    """The program of `seed`; with `replicas`, also checks rg_f_bv."""
-    return Gen(seed).program(replicas)
+def generate(seed, replicas=False, vectors=False):
+    """The program of `seed`; with `replicas`, also checks rg_f_bv; with
+    `vectors`, some messages go through derived datatypes."""
+    g = Gen(seed)
+    g.vectors = vectors and not replicas
+    return g.program(replicas)
 
 
 def main(argv=None):
@@ -901,12 +992,14 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
     ap.add_argument("--count", type=int, default=1, help="number of programs (default 1)")
     ap.add_argument("--out", default=".", help="output directory (default .)")
+    ap.add_argument("--vectors", action="store_true",
+                    help="send some messages through derived datatypes")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     for s in range(args.seed, args.seed + args.count):
         path = os.path.join(args.out, "rg_%d.c" % s)
         with open(path, "w") as f:
-            f.write(generate(s))
+            f.write(generate(s, vectors=args.vectors))
     print("wrote %d program(s) to %s" % (args.count, args.out), file=sys.stderr)
     return 0
 

@@ -119,6 +119,8 @@ def main(argv=None):
     ap.add_argument("--cflags", default="-O1", help="compile flags, one string (write --cflags='-O2 -g')")
     ap.add_argument("--replicas", action="store_true",
                     help="add replicas(x, y) and check rg_f_bv against rg_f_b per replica")
+    ap.add_argument("--vectors", action="store_true",
+                    help="send some messages through derived datatypes (MPI_Type_vector, _indexed)")
     ap.add_argument("--verbose", "-v", action="store_true",
                     help="print the whole output of failing runs")
     args = ap.parse_args(argv)
@@ -140,7 +142,7 @@ def main(argv=None):
     # 1. generate
     for s in seeds:
         with open(os.path.join(wd, "rg_%d.c" % s), "w") as f:
-            f.write(gen_programs.generate(s, args.replicas))
+            f.write(gen_programs.generate(s, args.replicas, args.vectors))
 
     # 2. compile, in parallel
     def compile_one(s):

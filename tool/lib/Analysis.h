@@ -187,6 +187,11 @@ struct NcclGroups {
 /// else "" (reverse and forward mode ask alike).
 std::string ncclGroupingError(const Stmt &s, const Block &body,
                               NcclGroups &groups);
+/// For the datatype argument `arg` (rule argument `a`) of a communication
+/// call with derivatives: the located error's text when it is a derived
+/// datatype that the rule does not take (`derived` in rules/), else "".
+std::string derivedDatatypeError(const CommRule &r, const CommArg &a,
+                                 const Expr &arg, const std::string &call);
 
 /// A copy-back loop `for (i = 0; i < N; i++) dst[i] = src[i];` over two
 /// private buffers, where the old contents of src are dead: the copy and its

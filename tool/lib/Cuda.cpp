@@ -389,6 +389,16 @@ bool CudaLowering::rewriteComm(StmtP &s) {
     dev |= isDevicePtr(baseVar(a));
   if (!dev || isDeviceLibraryCall(s->comm.name))
     return true;
+  for (const ExprP &a : s->comm.args)
+    if (a->derivedDatatype) {
+      diag_.error(at(a->loc),
+                  "derived datatype '" + a->text + "' in '" + s->comm.name +
+                      "' on device buffers is not supported on the CUDA "
+                      "target (libmpiad_gpu moves contiguous MPI_DOUBLE / "
+                      "MPI_FLOAT data); copy the elements into a contiguous "
+                      "device buffer first");
+      return false;
+    }
   std::string key = commKey(s->comm.name);
   if (!kDeviceComm.count(key)) {
     diag_.error(at(s->loc),

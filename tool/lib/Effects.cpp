@@ -183,8 +183,11 @@ std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe) {
       e.elementWrite = t->type.ptrDepth > 0 || !t->type.dims.empty();
       // `MPI_Bcast(buf, ...)` on a bare array: the call defines the buffer
       // (taken to be the whole array) anew.
+      // Not through a derived datatype, whose layout may skip elements.
+      int dt = a.role == CommArg::Buffer ? r->argIndex(a.datatype) : -1;
+      bool derived = dt >= 0 && s.comm.args[dt]->derivedDatatype;
       e.wholeWrite = a.role == CommArg::Buffer && e.elementWrite &&
-                     s.comm.args[i]->kind == Expr::VarRef;
+                     s.comm.args[i]->kind == Expr::VarRef && !derived;
       e.reads = allReads;
       if (a.role == CommArg::Buffer) {
         e.data = sendData;
@@ -365,6 +368,18 @@ bool isStable(const Var *v) {
   if (v->kind == Var::Global)
     return v->assignCount == 0;
   return v->assignCount <= 1 && !v->assignedInLoop;
+}
+
+std::string derivedDatatypeError(const CommRule &r, const CommArg &a,
+                                 const Expr &arg, const std::string &call) {
+  if (!arg.derivedDatatype || r.derived.count(a.name))
+    return "";
+  return "derived datatype '" + arg.text + "' in " + call +
+         " on values that carry derivatives is not supported; copy the "
+         "elements into a contiguous buffer and use MPI_DOUBLE (derived "
+         "datatypes are taken by the point-to-point calls, MPI_Bcast, "
+         "MPI_Gather(v), MPI_Scatter(v), MPI_Allgather(v) and "
+         "MPI_Alltoall(v))";
 }
 
 } // namespace mpiad

@@ -473,7 +473,12 @@ public:
           if (r.args[j].role == CommArg::Buffer &&
               r.args[j].datatype == a.name && !isInPlace(args[j]))
             onlyInPlace = false;
-        if (!onlyInPlace && datatypeElem(t) == Scalar::Other)
+        std::string why =
+            onlyInPlace ? "" : derivedDatatypeError(r, a, *args[i], s->comm.name);
+        if (!why.empty())
+          error(args[i]->loc, why);
+        else if (!onlyInPlace && !args[i]->derivedDatatype &&
+                 datatypeElem(t) == Scalar::Other)
           error(args[i]->loc, "datatype '" + t + "' of " + s->comm.name +
                                   " cannot carry derivatives; use " +
                                   floatingDatatypes(t));
@@ -484,7 +489,8 @@ public:
     for (const CommStep &st : r.tangent) {
       bool hold = true;
       for (const Guard &g : st.guards)
-        hold &= (printExpr(args[r.argIndex(g.arg)]) == g.value) == g.equal;
+        hold &= guardHolds(g, *args[r.argIndex(g.arg)],
+                           printExpr(args[r.argIndex(g.arg)]));
       if (!hold)
         continue;
       for (const CommAction &a : st.actions) {

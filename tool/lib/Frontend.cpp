@@ -1109,6 +1109,13 @@ bool Lowering::lowerComm(const CallExpr *ce, Block &out) {
       auto op = std::make_shared<mpiad::Expr>(*mkOpaque(
           text(a->getSourceRange()), std::vector<Var *>(used.begin(), used.end())));
       op->loc = a->getExprLoc();
+      // An MPI_Datatype that is neither a predefined handle nor a local
+      // contiguous type: a derived datatype, whatever made it.  (NCCL's
+      // datatypes are an enum.)
+      op->derivedDatatype =
+          role == CommArg::Datatype &&
+          a->IgnoreParenImpCasts()->getType().getAsString() == "MPI_Datatype" &&
+          datatypeElem(op->text) == Scalar::Other;
       s->comm.args.push_back(op);
       continue;
     }

@@ -155,6 +155,11 @@ struct Expr {
   // Opaque: an integer constant expression kept as written (a macro such
   // as N, sizeof, an enumerator), whose value never changes.
   bool intConstant = false;
+  // Opaque: an MPI datatype that is not a predefined one (made by
+  // MPI_Type_vector, _indexed, _create_subarray, ... or passed in).  Rules
+  // that declare `derived DATATYPE` take it; libmpiad checks at run time
+  // that its elements are all MPI_DOUBLE or all MPI_FLOAT.
+  bool derivedDatatype = false;
   clang::SourceLocation loc;
 
   bool isFloating() const {

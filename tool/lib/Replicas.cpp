@@ -670,6 +670,16 @@ private:
       ExprP &e = s.comm.args[k];
       if (!bufferRep(e))
         continue;
+      int dt = rule->argIndex(a.datatype);
+      if (dt >= 0 && s.comm.args[dt]->derivedDatatype) {
+        fail(s.comm.args[dt]->loc,
+             "derived datatype '" + s.comm.args[dt]->text + "' in '" +
+                 s.comm.name +
+                 "' on per-replica values: its layout does not know the "
+                 "replica axis; in a function with replicas(...) use "
+                 "MPI_DOUBLE on a contiguous buffer");
+        return;
+      }
       any = true;
       if (e->kind == Expr::AddrOf && e->ops[0]->kind == Expr::VarRef &&
           e->ops[0]->ptrDepth == 0)

@@ -1566,8 +1566,8 @@ public:
   bool guardsHold(const CommRule &r, const std::vector<ExprP> &args,
                   const std::vector<Guard> &gs) {
     for (const Guard &g : gs) {
-      std::string have = printExpr(args[r.argIndex(g.arg)]);
-      if ((have == g.value) != g.equal)
+      const ExprP &a = args[r.argIndex(g.arg)];
+      if (!guardHolds(g, *a, printExpr(a)))
         return false;
     }
     return true;
@@ -1698,7 +1698,11 @@ public:
               onlyInPlace = false;
           if (onlyInPlace)
             continue;
-          if (datatypeElem(t) == Scalar::Other)
+          std::string why = derivedDatatypeError(r, a, *args[i], s->comm.name);
+          if (!why.empty())
+            error(args[i]->loc, why);
+          else if (!args[i]->derivedDatatype &&
+                   datatypeElem(t) == Scalar::Other)
             error(args[i]->loc, "datatype '" + t + "' of " + s->comm.name +
                                     " cannot carry derivatives; use " +
                                     floatingDatatypes(t));
@@ -1756,7 +1760,18 @@ public:
           sub[r.args[j].name] = args[j];
         count = substitute(a.extent, sub);
       }
-      if (count->ptrDepth > 0) {
+      int dt = r.argIndex(a.datatype);
+      if (dt >= 0 && args[dt]->derivedDatatype && b->type.isFloatingElem() &&
+          count->ptrDepth == 0) {
+        // Through the datatype's layout: the elements of the items the call
+        // writes (the extent counts items too).
+        fwd.push_back(mkExprStmt(mkCall(
+            "mpiad_push_layout", {args[i], count, args[dt]}, Scalar::Void)));
+        restore.insert(restore.begin(),
+                       mkExprStmt(mkCall("mpiad_pop_layout",
+                                         {args[i], count, args[dt]},
+                                         Scalar::Void)));
+      } else if (count->ptrDepth > 0) {
         error(args[i]->loc, "cannot record buffer '" + b->userName +
                                 "' overwritten by " + s->comm.name +
                                 " (per-rank counts); it is read by the reverse "

@@ -645,6 +645,14 @@ bool RuleSet::loadFile(const std::string &path) {
         open->joinsComm = words[0];
         open->joinsId = words[1];
       }
+    } else if (kw == "derived") {
+      if (words.size() != 1) {
+        report(path, lineNo, restCol, "expected 'derived DATATYPE'");
+        ok = false;
+        continue;
+      }
+      if (needArg(words[0]))
+        open->derived.insert(words[0]);
     } else if (kw == "creates" || kw == "releases") {
       if (words.size() != 1) {
         report(path, lineNo, restCol, "expected '" + kw + " ARG'");

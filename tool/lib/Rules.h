@@ -11,6 +11,7 @@
 
 #include "IR.h"
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,10 +59,19 @@ struct CommAction {
 };
 
 /// `if ARG == VALUE && ARG != VALUE:` in front of a forward/adjoint line.
+/// VALUE is compared with the argument as written; the word DERIVED stands
+/// for any derived datatype (guardHolds).
 struct Guard {
   std::string arg, value;
   bool equal = true;
 };
+
+/// Whether guard g holds for the call's argument `arg`, printed as `text`.
+inline bool guardHolds(const Guard &g, const Expr &arg,
+                       const std::string &text) {
+  bool same = g.value == "DERIVED" ? arg.derivedDatatype : text == g.value;
+  return same == g.equal;
+}
 
 struct CommStep {
   std::vector<Guard> guards;
@@ -83,6 +93,10 @@ struct CommRule {
   std::vector<std::string> answers; // int outputs the program must not read
   std::string creates;  // arg: a communicator this call creates
   std::string releases; // arg: a communicator this call frees
+  // `derived DATATYPE`: DATATYPE may be a derived datatype (MPI_Type_vector,
+  // ...) on buffers that carry derivatives; the rule's helpers go through
+  // its layout (runtime/layout.c).
+  std::set<std::string> derived;
   /// `joins NEWCOMM ID` (ncclCommInitRank): NEWCOMM is made of the ranks
   /// that pass the same ID.  When ID is written by one broadcast over the
   /// reference communicator, NEWCOMM has the same ranks, and what a

@@ -13,6 +13,10 @@
  *                                      exact dot-product test: lhs = <F(dx), y_b>
  *                                      (computed by the test with the PRIMAL) vs
  *                                      <dx, F^T y_b>
+ *   hx_sum(v), hx_check_shares(name, J, B, D, n, seed)
+ *                                      for functions whose ranks each return a
+ *                                      share of the objective: value, tape,
+ *                                      central differences, forward vs reverse
  *   hx_finish()                        prints "ALL PASSED" on rank 0 if nothing
  *                                      failed (else "SOME CHECKS FAILED: n"),
  *                                      returns the exit code for main
@@ -160,6 +164,46 @@ static int hx_dot_test(const char *label, double lhs, const mpiad_input *in,
   char buf[256];
   snprintf(buf, sizeof buf, "%s: dot-product test", label);
   return hx_check(buf, rhs, lhs, rtol, 1e-300);
+}
+
+/* The sum over the ranks of hx_init's communicator of a per-rank share. */
+static double hx_sum(double v) {
+  double s = 0.0;
+  MPI_Allreduce(&v, &s, 1, MPI_DOUBLE, MPI_SUM, hx_comm_g);
+  return s;
+}
+
+/* A marked function whose ranks each return a share of the objective (its
+ * sum over ranks), as seen through three wrappers: J(x) the summed primal,
+ * B(x, x_b) the adjoint with seed 1 (returns the share), D(x, x_d, &dot)
+ * forward mode (x_d may be overwritten).  At x in [0.2, 1) (n values per
+ * rank, from seed): the value, the tape, the gradient against central
+ * differences and forward mode against the adjoint. */
+typedef double (*hx_share_adjoint_fn)(const double *x, double *x_b);
+typedef void (*hx_share_tangent_fn)(const double *x, double *x_d, double *dot);
+static void hx_check_shares(const char *name, mpiad_objective J,
+                            hx_share_adjoint_fn B, hx_share_tangent_fn D, size_t n,
+                            unsigned long long seed) {
+  double *x = malloc(4 * n * sizeof *x);
+  double *dx = x + n, *xd = x + 2 * n, *xb = x + 3 * n;
+  hx_rand(x, n, seed, hx_rank_g, 0.2, 1.0);
+  hx_rand(dx, n, seed + 1, hx_rank_g, -1.0, 1.0);
+  hx_zero(xb, n);
+  double v = B(x, xb);
+  hx_tape(name);
+  hx_check(name, hx_sum(v), J(x), 1e-14, 1e-300);
+  mpiad_input in = {x, dx, n, 0};
+  double *xbp[1] = {xb};
+  hx_grad(name, J, x, &in, 1, xbp, 1e-6, 1e-7, 1e-10);
+  double dot = 0.0;
+  for (size_t k = 0; k < n; k++)
+    xd[k] = dx[k];
+  D(x, xd, &dot);
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s: forward vs reverse mode", name);
+  hx_check(buf, hx_sum(dot), mpiad_adjoint_directional(&in, xbp, 1, hx_comm_g),
+           1e-12, 1e-300);
+  free(x);
 }
 
 static int hx_finish(void) {

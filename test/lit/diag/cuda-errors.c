@@ -1,7 +1,8 @@
 // What the CUDA target cannot generate yet is a located error, never wrong
 // code: values the adjoint of a kernel would have to record, scalars a
 // kernel assigns and the host reads, host arrays in kernels, communication
-// that libmpiad_gpu has no device version of (MPI_Scan), statements that
+// that libmpiad_gpu has no device version of (MPI_Scan, a derived datatype
+// on device buffers), statements that
 // must stay on the host but read device memory, a parallel pragma without
 // its loop, and checkpointed loops.
 // One case per run (the first error stops the generation of the file).
@@ -10,6 +11,7 @@
 // RUN: not %mpiad-emit --target=cuda -DLAST %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=LAST
 // RUN: not %mpiad-emit --target=cuda -DHOSTARRAY %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=HOSTARRAY
 // RUN: not %mpiad-emit --target=cuda -DSCAN %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=SCAN
+// RUN: not %mpiad-emit --target=cuda -DDERIVED %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=DERIVED
 // RUN: not %mpiad-emit --target=cuda -DRETURN %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=RETURN
 // RUN: not %mpiad-emit --target=cuda -DCHECKPOINT %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=CHECKPOINT
 // RUN: not %mpiad-emit --target=cuda -DDANGLING %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=DANGLING
@@ -66,6 +68,18 @@ void prefix(const double *x, double *y, int n, MPI_Comm comm) {
 }
 #endif
 // SCAN: cuda-errors.c:[[@LINE-3]]:3: error: 'MPI_Scan' on device buffers is not supported on the CUDA target yet (libmpiad_gpu has no device version of it)
+
+#ifdef DERIVED
+#pragma mpiad differentiate wrt(x) output(y) varying(x)
+void column(const double *x, double *y, int n, MPI_Comm comm) {
+  MPI_Datatype col;
+  MPI_Type_vector(n, 1, 2, MPI_DOUBLE, &col);
+  MPI_Type_commit(&col);
+  MPI_Sendrecv(x, 1, col, 0, 0, y, 1, col, 0, 0, comm, MPI_STATUS_IGNORE);
+  MPI_Type_free(&col);
+}
+#endif
+// DERIVED: cuda-errors.c:[[@LINE-4]]:22: error: derived datatype 'col' in 'MPI_Sendrecv' on device buffers is not supported on the CUDA target (libmpiad_gpu moves contiguous MPI_DOUBLE / MPI_FLOAT data); copy the elements into a contiguous device buffer first
 
 #ifdef RETURN
 #pragma mpiad differentiate wrt(x)
