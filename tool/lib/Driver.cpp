@@ -1,5 +1,6 @@
 //===- Driver.cpp - Command line, generation, compile and link ------------===//
 #include "Driver.h"
+#include "Outline.h"
 #include "Emit.h"
 
 #include "clang/Basic/Version.h"
@@ -505,24 +506,42 @@ bool generate(const Options &o, const std::string &prefix, const Input &in,
   EmitOptions options;
   options.cuda = o.cuda;
   options.warnings = o.warnings;
-  std::string parsed = addPreamble(text, in.path, options.preamble);
   llvm::SmallString<256> abs(in.path);
   llvm::sys::fs::make_absolute(abs);
-  clang::tooling::ClangTool tool(*db, {in.path});
-  tool.mapVirtualFile(abs, parsed);
-  tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
-      extra, clang::tooling::ArgumentInsertPosition::END));
-  tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
-      std::vector<std::string>{"-xc"},
-      clang::tooling::ArgumentInsertPosition::BEGIN));
-  tool.setPrintErrorMessage(false);
+  // A parse of `contents` as the input file, with the flags above.
+  auto parse = [&](const std::string &contents,
+                   clang::tooling::FrontendActionFactory *factory,
+                   bool quiet) {
+    clang::tooling::ClangTool tool(*db, {in.path});
+    tool.mapVirtualFile(abs, contents);
+    std::vector<std::string> args = extra;
+    if (quiet) // the warnings come once, from the parse that generates
+      args.push_back("-w");
+    tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
+        args, clang::tooling::ArgumentInsertPosition::END));
+    tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
+        std::vector<std::string>{"-xc"},
+        clang::tooling::ArgumentInsertPosition::BEGIN));
+    tool.setPrintErrorMessage(false);
+    return tool.run(factory);
+  };
+  // Differentiated blocks become functions first (Outline.cpp).
+  if (mayHaveBlockPragma(text)) {
+    std::string outlined;
+    bool outlineOk = true;
+    auto factory = makeOutlineFactory(in.path, outlined, outlineOk);
+    if (parse(text, factory.get(), true) != 0 || !outlineOk)
+      return false;
+    text = outlined;
+  }
+  std::string parsed = addPreamble(text, in.path, options.preamble);
   std::vector<std::string> rules = {prefix + "/share/mpiad/rules"};
   rules.insert(rules.end(), o.rules.begin(), o.rules.end());
   bool ok = true;
   auto factory = makeEmitFactory(rules, result, ok, options);
   if (!ok)
     return false;
-  int rc = tool.run(factory.get());
+  int rc = parse(parsed, factory.get(), false);
   return rc == 0 && ok;
 }
 
