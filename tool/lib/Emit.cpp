@@ -507,8 +507,7 @@ makeEmitFactory(const std::vector<std::string> &ruleFiles, EmitResult &result,
   return std::make_unique<Factory>(ruleFiles, result, ok, options);
 }
 
-/// `name` as a C string literal.
-static std::string quoted(const std::string &name) {
+std::string quoted(const std::string &name) {
   std::string q = "\"";
   for (char c : name) {
     if (c == '"' || c == '\\')

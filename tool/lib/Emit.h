@@ -59,6 +59,9 @@ struct Preamble {
 /// gets them before it).  `#line` directives, first and after them, keep the
 /// numbers of the user's lines and name the file `name` (as the user spelled
 /// it, as the compiler names it).
+/// `name` as a C string literal (for `#line` directives).
+std::string quoted(const std::string &name);
+
 std::string addPreamble(llvm::StringRef text, const std::string &name,
                         Preamble &where);
 

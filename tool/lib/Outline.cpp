@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Outline.h"
+#include "Emit.h"
 #include "Frontend.h"
 #include "Pragma.h"
 
@@ -235,17 +236,6 @@ private:
   const SourceManager &SM;
   SourceRange block;
 };
-
-/// `name` as a C string literal.
-std::string quoted(const std::string &name) {
-  std::string q = "\"";
-  for (char c : name) {
-    if (c == '"' || c == '\\')
-      q += '\\';
-    q += c;
-  }
-  return q + "\"";
-}
 
 class OutlineConsumer : public ASTConsumer {
 public:
