@@ -1661,3 +1661,129 @@ mpiad_result_t mpiad_alltoallv_rev_typed(
   free(rd);
   return finish_pair(r, &ss, &rs);
 }
+
+/* ------------------------------------------------------------------------- */
+/* Alltoallw                                                                 */
+/* ------------------------------------------------------------------------- */
+
+/* Per peer, the elements of counts[i] items of types[i] at byte offset
+ * displs[i] of buf, packed into flat at offs[i] (input: zeros, added back by
+ * wblocks_out; else a copy, written back).  Returns the total, or -1. */
+static long long wblocks_in(void *buf, const int *counts, const int *displs,
+                            const MPI_Datatype *types, int n, int input,
+                            void *flat, int *ns, int *offs, int *kind,
+                            size_t *esz) {
+  long long total = 0;
+  for (int i = 0; i < n; ++i) {
+    mpiad_impl_layout *l;
+    int k;
+    size_t e;
+    if (counts[i] < 0 || !mpiad_impl_type_layout(types[i], &k, &e, &l))
+      return -1;
+    if (total > 0 && (k != *kind || e != *esz))
+      return -1; /* one element type across the blocks */
+    *kind = k;
+    *esz = e;
+    size_t m = mpiad_impl_layout_elems(l, counts[i]);
+    if (displs[i] % (int)e != 0 || total + (long long)m > INT_MAX)
+      return -1;
+    ns[i] = (int)m;
+    offs[i] = (int)total;
+    if (flat) {
+      void *at_ = (unsigned char *)flat + (size_t)total * e;
+      if (input || !buf)
+        zero(at_, 0, m, e);
+      else
+        mpiad_impl_lgather(at_, (unsigned char *)buf + displs[i], l, m, e);
+    }
+    total += (long long)m;
+  }
+  return total;
+}
+
+static void wblocks_out(void *buf, const int *counts, const int *displs,
+                        const MPI_Datatype *types, int n, int input,
+                        const void *flat, const int *offs) {
+  if (!buf)
+    return;
+  for (int i = 0; i < n; ++i) {
+    mpiad_impl_layout *l;
+    int k;
+    size_t e;
+    mpiad_impl_type_layout(types[i], &k, &e, &l);
+    size_t m = mpiad_impl_layout_elems(l, counts[i]);
+    const void *src = (const unsigned char *)flat + (size_t)offs[i] * e;
+    void *dst = (unsigned char *)buf + displs[i];
+    if (input)
+      mpiad_impl_lacc(dst, src, l, m, k);
+    else
+      mpiad_impl_lscatter(dst, src, l, m, e);
+  }
+}
+
+mpiad_result_t mpiad_alltoallw_rev(void *send_b, const int *sendcounts,
+                                   const int *sdispls,
+                                   const MPI_Datatype *sendtypes, void *recv_b,
+                                   const int *recvcounts, const int *rdispls,
+                                   const MPI_Datatype *recvtypes,
+                                   MPI_Comm comm) {
+  int size;
+  MPIAD_CHECK_MPI(MPI_Comm_size(comm, &size));
+  if (send_b == MPI_IN_PLACE || !sendcounts || !sdispls || !sendtypes ||
+      !recvcounts || !rdispls || !recvtypes)
+    return MPIAD_ERR_ARG;
+  int *sn = malloc(4 * (size_t)(size + 1) * sizeof *sn);
+  if (!sn)
+    return MPIAD_ERR_NOMEM;
+  int *so = sn + size + 1, *rn = so + size + 1, *ro = rn + size + 1;
+  int skind = 0, rkind = 0;
+  size_t sesz = 0, resz = 0;
+  long long st = wblocks_in(NULL, sendcounts, sdispls, sendtypes, size, 1,
+                            NULL, sn, so, &skind, &sesz);
+  long long rt = wblocks_in(NULL, recvcounts, rdispls, recvtypes, size, 0,
+                            NULL, rn, ro, &rkind, &resz);
+  mpiad_result_t r = MPIAD_ERR_ARG;
+  void *sflat = NULL, *rflat = NULL;
+  if (st >= 0 && rt >= 0 && (st == 0 || rt == 0 || sesz == resz)) {
+    size_t esz = sesz ? sesz : resz ? resz : sizeof(double);
+    int kind = sesz ? skind : rkind;
+    sflat = malloc((size_t)st * esz + 1);
+    rflat = malloc((size_t)rt * esz + 1);
+    r = MPIAD_ERR_NOMEM;
+    if (sflat && rflat) {
+      wblocks_in(send_b, sendcounts, sdispls, sendtypes, size, 1, sflat, sn,
+                 so, &skind, &sesz);
+      wblocks_in(recv_b, recvcounts, rdispls, recvtypes, size, 0, rflat, rn,
+                 ro, &rkind, &resz);
+      r = mpiad_alltoallv_rev(sflat, sn, so, rflat, rn, ro,
+                              kind == K_F64 ? MPI_DOUBLE : MPI_FLOAT, comm);
+      if (r == MPIAD_SUCCESS) {
+        wblocks_out(send_b, sendcounts, sdispls, sendtypes, size, 1, sflat,
+                    so);
+        wblocks_out(recv_b, recvcounts, rdispls, recvtypes, size, 0, rflat,
+                    ro);
+      }
+    }
+  }
+  free(rflat);
+  free(sflat);
+  free(sn);
+  return r;
+}
+
+int mpiad_alltoallw_extent(const int *counts, const int *displs,
+                           const MPI_Datatype *types, MPI_Comm comm) {
+  int size = mpiad_comm_size(comm);
+  long long end = 0;
+  for (int i = 0; i < size; ++i) {
+    MPI_Aint lb, ext, tlb, text;
+    if (counts[i] <= 0)
+      continue;
+    MPI_Type_get_extent(types[i], &lb, &ext);
+    MPI_Type_get_true_extent(types[i], &tlb, &text);
+    long long hi = displs[i] + (long long)(counts[i] - 1) * ext + tlb + text;
+    if (hi > end)
+      end = hi;
+  }
+  return (int)((end + (long long)sizeof(double) - 1) / (long long)sizeof(double));
+}

@@ -785,6 +785,21 @@ mpiad_result_t mpiad_alltoallv_rev(void *send_b, const int *sendcounts,
                                    const int *recvcounts, const int *rdispls,
                                    MPI_Datatype t, MPI_Comm comm);
 
+/** Reverse of MPI_Alltoallw: every block (count items of its own datatype,
+ *  MPI_DOUBLE or MPI_FLOAT or derived from one, at a byte displacement) is
+ *  copied out through its layout, reversed as by mpiad_alltoallv_rev, and
+ *  added back (send_b) or written back (recv_b, zeroed).  No MPI_IN_PLACE.
+ *  mpiad_alltoallw_extent: the doubles from recvbuf's start that the
+ *  receive blocks span (the rule's recording extent). */
+mpiad_result_t mpiad_alltoallw_rev(void *send_b, const int *sendcounts,
+                                   const int *sdispls,
+                                   const MPI_Datatype *sendtypes, void *recv_b,
+                                   const int *recvcounts, const int *rdispls,
+                                   const MPI_Datatype *recvtypes,
+                                   MPI_Comm comm);
+int mpiad_alltoallw_extent(const int *counts, const int *displs,
+                           const MPI_Datatype *types, MPI_Comm comm);
+
 /** Reverses of the neighbourhood collectives (neighbor.c) on Cartesian,
  *  graph and distributed-graph communicators: the adjoint of each received
  *  block goes back to its source and what comes back from each destination

@@ -13,7 +13,9 @@
 //         columns of a 2 x W matrix (a resized column type), a different
 //         number of columns per rank, contiguous on the other side;
 //   Fdup: a send layout that names an element twice (MPI_Allgather, and
-//         MPI_Bcast from the root), whose adjoints must add up.
+//         MPI_Bcast from the root), whose adjoints must add up;
+//   Fw:   MPI_Alltoallw, a column type per block on the send side and
+//         contiguous doubles at byte offsets on the receive side.
 // Reverse mode against central differences, forward mode against reverse
 // (the dot-product test), at 1-4 ranks; FileCheck of the helpers called.
 // RUN: %mpiad-cc %s -I%S/../Inputs -lm -o %t
@@ -36,6 +38,8 @@
 // GEN: mpiad_scatterv_rev_typed(M_b, cnt, dis, col, u_b, 2 * cnt[r], MPI_DOUBLE, 0, comm);
 // GEN: mpiad_alltoallv_rev_typed(M_b, ones, at, col, C_b, ones, at, col, comm);
 // GEN: mpiad_allgatherv_rev_typed(v_b, 2 * cnt[r], MPI_DOUBLE, A_b, cnt, dis, col, comm, 1);
+// GEN: double Fw_b(
+// GEN: mpiad_alltoallw_rev(M_b, sc, sd, st, T_b, rc, rd, rt, comm);
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -239,20 +243,56 @@ double Fdup(const double *x, MPI_Comm comm) {
   return l;
 }
 
-static int which; /* 0 Fgat, 1 Fsca, 2 Fall, 3 Falt, 4 Fv, 5 Fdup */
+/* MPI_Alltoallw: every rank sends column q of its 2 x PMAX matrix (a column
+ * type) to rank q, and receives rank q's as 2 contiguous doubles at byte
+ * offset 16 q. */
+#pragma mpiad differentiate wrt(x) varying(x)
+#pragma mpiad differentiate forward wrt(x)
+double Fw(const double *x, MPI_Comm comm) {
+  int r, P;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &P);
+  double M[2 * PMAX], T[2 * PMAX];
+  for (int k = 0; k < 2 * PMAX; k++) {
+    M[k] = x[k % N] * x[(k + 1) % N] + 0.5 * x[(k + 3) % N];
+    T[k] = 0.0;
+  }
+  MPI_Datatype c;
+  MPI_Type_vector(2, 1, PMAX, MPI_DOUBLE, &c);
+  MPI_Type_commit(&c);
+  int sc[PMAX], sd[PMAX], rc[PMAX], rd[PMAX];
+  MPI_Datatype st[PMAX], rt[PMAX];
+  for (int q = 0; q < P; q++) {
+    sc[q] = 1;
+    sd[q] = q * (int)sizeof(double);
+    st[q] = c;
+    rc[q] = 2;
+    rd[q] = 2 * q * (int)sizeof(double);
+    rt[q] = MPI_DOUBLE;
+  }
+  MPI_Alltoallw(M, sc, sd, st, T, rc, rd, rt, comm);
+  MPI_Type_free(&c);
+  double l = 0.0;
+  for (int k = 0; k < 2 * PMAX; k++)
+    l += T[k] * T[k] * T[k] * (1.0 + 0.1 * k + 0.3 * r) + 0.2 * M[k] * M[k];
+  return l;
+}
+
+static int which; /* 0 Fgat, 1 Fsca, 2 Fall, 3 Falt, 4 Fv, 5 Fdup, 6 Fw */
 
 static double F(const double *x) {
   MPI_Comm c = MPI_COMM_WORLD;
   return which == 0 ? Fgat(x, c) : which == 1 ? Fsca(x, c)
        : which == 2 ? Fall(x, c) : which == 3 ? Falt(x, c)
-       : which == 4 ? Fv(x, c) : Fdup(x, c);
+       : which == 4 ? Fv(x, c) : which == 5 ? Fdup(x, c) : Fw(x, c);
 }
 static double B(const double *x, double *xb) {
   MPI_Comm c = MPI_COMM_WORLD;
   return which == 0 ? Fgat_b(x, xb, c, 1.0) : which == 1 ? Fsca_b(x, xb, c, 1.0)
        : which == 2 ? Fall_b(x, xb, c, 1.0)
        : which == 3 ? Falt_b(x, xb, c, 1.0)
-       : which == 4 ? Fv_b(x, xb, c, 1.0) : Fdup_b(x, xb, c, 1.0);
+       : which == 4 ? Fv_b(x, xb, c, 1.0)
+       : which == 5 ? Fdup_b(x, xb, c, 1.0) : Fw_b(x, xb, c, 1.0);
 }
 static void D(const double *x, double *xd, double *dot) {
   MPI_Comm c = MPI_COMM_WORLD;
@@ -266,8 +306,10 @@ static void D(const double *x, double *xd, double *dot) {
     Falt_d(x, xd, c, dot);
   else if (which == 4)
     Fv_d(x, xd, c, dot);
-  else
+  else if (which == 5)
     Fdup_d(x, xd, c, dot);
+  else
+    Fw_d(x, xd, c, dot);
 }
 /* Each rank returns its share; the objective is their sum. */
 static double J(void *p) { return hx_sum(F(p)); }
@@ -286,6 +328,7 @@ int main(int argc, char **argv) {
   check("Falt", 3, 431);
   check("Fv", 4, 441);
   check("Fdup", 5, 451);
+  check("Fw", 6, 461);
   int rc = hx_finish();
   MPI_Finalize();
   return rc;
