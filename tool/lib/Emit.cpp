@@ -1,6 +1,7 @@
 //===- Emit.cpp - Parse, attach pragmas, generate, splice -----------------===//
 #include "Emit.h"
 #include "Frontend.h"
+#include "Includes.h"
 #include "Pragma.h"
 #include "Reverse.h"
 
@@ -156,9 +157,9 @@ class Consumer : public ASTConsumer {
 public:
   Consumer(CompilerInstance &ci, std::vector<PragmaRecord> &pragmas,
            const RuleSet &rules, EmitResult &result, bool &ok,
-           const EmitOptions &options)
+           const EmitOptions &options, const IncludeGraph &includes)
       : ci(ci), pragmas(pragmas), rules(rules), result(result), ok(ok),
-        cuda(options.cuda), options(options) {}
+        cuda(options.cuda), options(options), includes(includes) {}
 
   void HandleTranslationUnit(ASTContext &ctx) override {
     DiagnosticsEngine &de = ci.getDiagnostics();
@@ -244,6 +245,8 @@ public:
                        "'; ISO C99 and later do not support implicit function "
                        "declarations: declare it before its use");
     }
+    // Headers that only mpiad's includes bring (Includes.cpp).
+    checkOwnIncludes(ctx, decls, includes, diag);
     if (diag.hasErrors()) {
       ok = false;
       return;
@@ -450,6 +453,7 @@ private:
   bool &ok;
   bool cuda;
   const EmitOptions &options;
+  const IncludeGraph &includes;
 };
 
 class Action : public ASTFrontendAction {
@@ -460,12 +464,17 @@ public:
 
   bool BeginSourceFileAction(CompilerInstance &ci) override {
     ci.getPreprocessor().AddPragmaHandler(new MpiadPragmaHandler(pragmas));
+    includes.preambleBegin = (unsigned)options.preamble.offset;
+    includes.preambleEnd =
+        (unsigned)(options.preamble.offset + options.preamble.length);
+    ci.getPreprocessor().addPPCallbacks(
+        makeIncludeRecorder(ci.getSourceManager(), includes));
     return true;
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &ci,
                                                  StringRef) override {
     return std::make_unique<Consumer>(ci, pragmas, rules, result, ok,
-                                      options);
+                                      options, includes);
   }
 
 private:
@@ -474,6 +483,7 @@ private:
   bool &ok;
   const EmitOptions &options;
   std::vector<PragmaRecord> pragmas;
+  IncludeGraph includes;
 };
 
 class Factory : public tooling::FrontendActionFactory {
