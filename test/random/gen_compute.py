@@ -106,6 +106,12 @@ class Prog:
         self.rng2 = random.Random(seed * 7919 + 13)
         self.lowered = self.rng2.random() < 0.75
         self.extra_loopvar = None
+        # Structs with double fields (a struct local whose fields are t's,
+        # an array of structs read and written field by field, a helper
+        # that takes it): an RNG of their own too.
+        self.rng3 = random.Random(seed * 104729 + 17)
+        self.structs = self.rng3.random() < 0.5
+        self.has_sa = False
 
     # ---- emission --------------------------------------------------------
     def emit(self, s):
@@ -208,6 +214,8 @@ class Prog:
                 opts.append(("w", 2))
             if self.has_fa:
                 opts.append(("fa", 1))
+            if self.has_sa:
+                opts.append(("sa", 2))
             if self.has_y and self.y_ready:  # y is written before it is read
                 opts.append(("y", 1))
             if self.has_z:
@@ -251,6 +259,9 @@ class Prog:
             return "y[%s]" % self.idx("n"), False
         if kind == "fa":
             return "fa[%s]" % self.idx("NA"), False
+        if kind == "sa":
+            self.features.add("array of structs")
+            return "sa[%s].%s" % (self.idx("NA"), R.choice(["u", "v"])), False
         v = R.choice(self.loops)[0]
         return "(double)%s" % v, self.loopvar_rep(v)
 
@@ -695,7 +706,9 @@ class Prog:
             budget[0] -= 1
             k = R.randrange(10)
             if k <= 3 or depth <= 0:
-                if R.random() < 0.3 and (self.has_a or self.has_w or self.has_fa):
+                if self.has_sa and self.rng3.random() < 0.15:
+                    self.st_struct(2)
+                elif R.random() < 0.3 and (self.has_a or self.has_w or self.has_fa):
                     self.st_array(2)
                 else:
                     self.st_assign(2)
@@ -711,6 +724,26 @@ class Prog:
                 self.st_call(2)
             else:
                 self.st_assign(2)
+
+    def st_struct(self, depth):
+        """A field of the array of structs written, or its helper called."""
+        R3 = self.rng3
+        k = R3.randrange(4)
+        if k == 3:
+            self.features.add("array of structs passed to a helper")
+            t = self.pick_t()[0]
+            self.emit("%s += 0.25 * cf_sdot(sa, %d);" % (t, NA))
+            return
+        i = self.idx("NA")
+        f = R3.choice(["u", "v"])
+        e = self.vexpr(depth)
+        if k == 0:
+            self.emit("sa[%s].%s = %s;" % (i, f, e))
+        elif k == 1:
+            self.emit("sa[%s].%s += %s;" % (i, f, e))
+        else:
+            self.emit("sa[%s].%s = sa[%s].%s * %s + %s;" % (i, f, i, f, self.const(), e))
+        self.emit("sa[%s].%s = 4.0 * tanh(0.25 * sa[%s].%s);" % (i, f, i, f))
 
     def st_local(self):
         """Block-local variables: a double read into a t, an int index."""
@@ -994,6 +1027,20 @@ class Prog:
             e = self.vexpr(1, typ == "float") if self.tvars else "x[%d %% n] * %s" % (j, self.const())
             name = self.new_t(typ)
             self.emit("%s %s = %s;" % (typ, name, e))
+        if self.structs:
+            # sp.u and sp.v are t's: every plain assignment reads x.
+            self.features.add("struct local")
+            self.emit("struct cf_pt sp = {%s, 2, %s};" % (self.vexpr(1), self.vexpr(1)))
+            self.tvars.append(("sp.u", "double"))
+            self.tvars.append(("sp.v", "double"))
+            if self.rng3.random() < 0.7:
+                self.has_sa = True
+                self.emit("struct cf_pt sa[%d];" % NA)
+                self.emit("for (int k = 0; k < %d; k++) {" % NA)
+                self.emit("  sa[k].u = x[k %% n] * %s;" % self.const())
+                self.emit("  sa[k].v = %s * (double)k;" % self.const())
+                self.emit("  sa[k].k = k;")
+                self.emit("}")
         if R.random() < 0.6:
             self.has_a = True
             self.emit("double a[%d];" % NA)
@@ -1078,6 +1125,8 @@ class Prog:
             self.emit("return %s;" % e)
 
     def text(self, replicas=False):
+        if replicas:
+            self.structs = False  # replicas(...) takes no structs yet
         self.gen_function()
         R = self.rng
         outs = "output(return%s%s)" % (", y" if self.has_y else "", ", z" if self.has_z else "")
@@ -1130,6 +1179,22 @@ class Prog:
         for h in ["gsum", "gmsq", "gsum_inplace"]:  # gmsq calls gsum: after it
             if h in self.comm_helpers:
                 hdr.extend(COMM_HELPERS[h])
+        if self.structs:
+            hdr.append("struct cf_pt {")
+            hdr.append("  double u;")
+            hdr.append("  int k;")
+            hdr.append("  double v;")
+            hdr.append("};")
+            hdr.append("static double cf_sdot(const struct cf_pt *q, int len) {")
+            hdr.append("  double acc = 0.0;")
+            hdr.append("  for (int i = 0; i < len; i++)")
+            hdr.append("    if (q[i].k % 2 == 0)")
+            hdr.append("      acc += q[i].u * sin(q[i].v);")
+            hdr.append("    else")
+            hdr.append("      acc -= 0.5 * q[i].v * q[i].u;")
+            hdr.append("  return 4.0 * tanh(0.25 * acc);")
+            hdr.append("}")
+            hdr.append("")
         hdr.extend(self.callee_text)
         reps = ""
         if replicas:

@@ -7,18 +7,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
+#include "Transform.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace mpiad {
 
 namespace {
-
-bool named(const std::vector<std::pair<std::string, clang::SourceLocation>> &l,
-           const std::string &n) {
-  return std::any_of(l.begin(), l.end(),
-                     [&](const auto &p) { return p.first == n; });
-}
 
 void unite(Function &f, Var *a, Var *b) {
   Var *ra = aliasRoot(f, a), *rb = aliasRoot(f, b);
@@ -74,6 +70,119 @@ void checkExternalCalls(const ExprP &e, Function &f, const Frontend &fe,
   }
 }
 
+/// A struct variable whose fields carry derivatives may be used only
+/// through those fields (Frontend's field views), through its integer
+/// fields, allocated and freed: any other use (passed whole to a function
+/// or to MPI, copied, a pointer into it, a field taken by address) would
+/// move derivatives where the analyses do not follow them.
+void checkFieldUses(Function &f, Diag &diag) {
+  std::set<const Var *> structs;
+  for (auto &v : f.vars)
+    if (v->fieldOf && (v->varied || v->useful))
+      structs.insert(v->fieldOf);
+  if (structs.empty())
+    return;
+  std::set<const Var *> reported;
+  auto report = [&](const Var *p, clang::SourceLocation loc,
+                    const std::string &what, std::string fix = "") {
+    if (!reported.insert(p).second)
+      return;
+    if (fix.empty())
+      fix = ", which mpiad cannot follow: use its fields directly here ('" +
+            p->userName + (p->type.isArrayLike() ? "[i]" : "") +
+            ".x' for a field x)";
+    diag.error(loc, "'" + p->userName +
+                        "' is a struct whose float/double fields carry "
+                        "derivatives; " + what + fix);
+  };
+  // A use of the struct below `e`; `whole` when e itself is the use.
+  std::function<void(const ExprP &, clang::SourceLocation, bool)> scan =
+      [&](const ExprP &e, clang::SourceLocation loc, bool inField) {
+        if (!e)
+          return;
+        clang::SourceLocation at = e->loc.isValid() ? e->loc : loc;
+        if (e->kind == Expr::AddrOf) {
+          // The address of a field of one struct (`&a.x`) is that of a
+          // scalar, as `&t` is; into an array of structs it would be a
+          // pointer that strides over doubles, not over structs.
+          Var *b = baseVar(e->ops[0]);
+          if (b && b->fieldOf && structs.count(b->fieldOf) &&
+              b->fieldParentRank > 0) {
+            report(b->fieldOf, at,
+                   "here the address of its field '" + b->field.substr(1) +
+                       "' is taken");
+            return;
+          }
+        }
+        if (e->kind == Expr::Opaque && e->ops.size() == 1) {
+          // A member access that is not a field view: an integer field is
+          // fine; a struct-valued field is a copy of floating data.
+          Var *b = baseVar(e->ops[0]);
+          if (b && structs.count(b) && e->type == Scalar::Other &&
+              e->ptrDepth == 0 && !inField) {
+            report(b, at, "here its field '" + e->text.substr(1) +
+                              "' is used as a whole struct");
+            return;
+          }
+          scan(e->ops[0], at, true);
+          return;
+        }
+        if (e->kind == Expr::VarRef && structs.count(e->var) && !inField) {
+          report(e->var, at, "here it is used as a whole");
+          return;
+        }
+        if (e->kind == Expr::Index && inField) {
+          scan(e->ops[0], at, true);
+          scan(e->ops[1], at, false);
+          return;
+        }
+        for (const ExprP &o : e->ops)
+          scan(o, at, false);
+      };
+  walk(f.body, [&](Stmt &s, const WalkCtx &) {
+    // Allocation and release of a pointer to structs are fine.
+    Var *t = s.kind == Stmt::Decl ? s.var
+             : s.kind == Stmt::Assign && s.lhs && s.lhs->kind == Expr::VarRef
+                 ? s.lhs->var
+                 : nullptr;
+    bool alloc = t && structs.count(t) && s.rhs && allocationCall(s.rhs);
+    if (t && structs.count(t) && s.rhs && !alloc)
+      report(t, s.loc, "here it is assigned");
+    if (s.kind == Stmt::ExprStmt && s.rhs && s.rhs->kind == Expr::Call &&
+        s.rhs->text == "free" && s.rhs->ops.size() == 1 &&
+        s.rhs->ops[0]->kind == Expr::VarRef)
+      return;
+    if (s.kind != Stmt::Decl && s.kind != Stmt::Assign)
+      scan(s.lhs, s.loc, false);
+    else if (s.lhs && s.lhs->kind != Expr::VarRef)
+      scan(s.lhs, s.loc, false);
+    if (!alloc)
+      scan(s.rhs, s.loc, false);
+    scan(s.cond, s.loc, false);
+    for (const ExprP &a : s.comm.args) {
+      // An array of structs of double (or float) values only, cast to that
+      // element by the frontend, is a buffer of numbers.
+      if (a->kind == Expr::Cast && baseVar(a) && structs.count(baseVar(a)))
+        continue;
+      Var *b = baseVar(a);
+      if (b && structs.count(b)) {
+        report(b, a->loc.isValid() ? a->loc : s.loc,
+               "here it is a buffer of " + s.comm.name,
+               std::string(b->type.isArrayLike()
+                               ? ""
+                               : ", and a single struct cannot be one: "
+                                 "declare an array of one") +
+                   "; an array of structs can be a buffer when its fields "
+                   "are all double (or all float), without padding, and "
+                   "the datatype is MPI_DOUBLE (MPI_FLOAT) or a datatype "
+                   "made of it; else send the fields as arrays of double");
+        continue;
+      }
+      scan(a, s.loc, false);
+    }
+  });
+}
+
 } // namespace
 
 void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
@@ -86,6 +195,20 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
     Stmt *s;
   };
   std::vector<Flow> flows;
+  // An array of structs that is a communication buffer is written and read
+  // whole, as numbers: its fields' views are one alias class with it.
+  walk(f.body, [&](Stmt &s, const WalkCtx &) {
+    if (s.kind != Stmt::Comm)
+      return;
+    for (const ExprP &a : s.comm.args) {
+      Var *b = a->kind == Expr::Cast ? baseVar(a) : nullptr;
+      if (!b || !b->type.floatingFields)
+        continue;
+      for (auto &kv : f.fieldViews)
+        if (kv.first.first == b)
+          unite(f, b, kv.second);
+    }
+  });
   walk(f.body, [&](Stmt &s, const WalkCtx &) {
     for (Effect &e : effectsOf(s, fe)) {
       if (e.pointerCopy && e.target)
@@ -135,6 +258,12 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
       p->useful = on && p->type.ptrDepth > 0 && !p->type.isConst;
     }
   }
+  // The fields of a struct parameter are seeded as the parameter is.
+  for (auto &v : f.vars)
+    if (v->fieldOf && v->fieldOf->kind == Var::Param && req.topLevel) {
+      v->varied |= named(req.ann.wrt, v->fieldOf->userName);
+      v->useful |= named(req.ann.outputs, v->fieldOf->userName);
+    }
   if (f.retVar) {
     if (req.topLevel)
       f.retVar->useful = req.ann.outputs.empty()
@@ -186,6 +315,13 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
     }
   }
 
+  // A struct whose fields carry derivatives is active itself: it gets the
+  // shadow that its fields' shadows are views of.
+  for (auto &v : f.vars)
+    if (v->fieldOf && v->active)
+      v->fieldOf->active = true;
+  checkFieldUses(f, diag);
+
   // Errors that activity reveals.
   for (const Flow &fl : flows) {
     if (!fl.s)
@@ -197,12 +333,17 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
       diag.error(fl.s->loc, "assignment of a value that carries derivatives "
                             "to a struct field or other opaque location is "
                             "not supported");
-    if (fl.e.target && fl.e.target->kind == Var::Global && anyVaried)
+    // A global scalar or fixed-size array carries derivatives through a
+    // file-scope shadow (Reverse.cpp, Forward.cpp); a global pointer's data
+    // has no length the tool can see.
+    if (fl.e.target && fl.e.target->kind == Var::Global && anyVaried &&
+        fl.e.target->type.ptrDepth > 0)
       diag.error(fl.s->lhs && fl.s->lhs->loc.isValid() ? fl.s->lhs->loc
                                                        : fl.s->loc,
-                 "global variable '" + fl.e.target->userName +
+                 "global pointer '" + fl.e.target->userName +
                                 "' would carry derivatives; pass it as a "
-                                "parameter instead");
+                                "parameter instead (a global scalar or "
+                                "fixed-size array can carry them)");
   }
   // A pointer variable holding the address of a floating scalar (`double *v
   // = &s;`) would be a second name for s that the analyses do not follow
@@ -227,6 +368,24 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
                         "use '" + addr->userName + "' directly, or make it a "
                         "one-element array (double " + addr->userName +
                         "[1])");
+  });
+  // A call that stays a call (not inlined: recursion, an array parameter)
+  // of a function that uses a float/double global: the helper would not
+  // know the global's derivatives.
+  walk(f.body, [&](Stmt &s, const WalkCtx &) {
+    if (!s.rhs || s.rhs->kind != Expr::Call)
+      return;
+    const Function *cf = fe.callee(s.rhs->text);
+    if (!cf)
+      return;
+    std::string g = floatingGlobalOf(*cf);
+    if (!g.empty())
+      diag.error(s.rhs->loc.isValid() ? s.rhs->loc : s.loc,
+                 "'" + s.rhs->text + "' uses the global '" + g +
+                     "', whose derivatives mpiad follows only through "
+                     "functions it can inline, and '" + s.rhs->text +
+                     "' cannot be (recursive, nested too deep, or with an "
+                     "array parameter): pass the global as a parameter");
   });
   walk(f.body, [&](Stmt &s, const WalkCtx &) {
     if (s.kind == Stmt::Assign || s.kind == Stmt::ExprStmt ||

@@ -91,6 +91,12 @@ std::set<Var *> assignedIn(const Block &b, const Frontend &fe);
 /// replicas transformation must see every access to an array).
 void inlineCommunicatingCallees(Function &f, Frontend &fe, Diag &diag,
                                 bool pointerCalls = false);
+/// Inlines only the same-file callees that are passed a struct whose
+/// float/double fields may carry derivatives (forward mode, Inline.cpp).
+void inlineStructCallees(Function &f, Frontend &fe, Diag &diag);
+/// The name of a float/double global that `cf` reads or writes (directly),
+/// or "".  Calls of such functions are inlined (Inline.cpp).
+std::string floatingGlobalOf(const Function &cf);
 /// replicas(...): turns F into its batched primal over R replicas and
 /// adjusts the annotation to match (Replicas.cpp).  False after an error.
 bool batchReplicas(Function &F, Annotation &ann, Frontend &fe, Diag &diag);

@@ -1,6 +1,8 @@
 //===- Backend.cpp - IR to C text -----------------------------------------===//
 #include "Backend.h"
 
+#include <functional>
+
 #include <map>
 
 #include <cctype>
@@ -77,7 +79,13 @@ std::string renamedText(const Expr &e) {
       ren[v->userName] = v->name;
   if (ren.empty())
     return e.text;
-  const std::string &t = e.text;
+  return renameIdentifiers(e.text, ren);
+}
+
+} // namespace
+
+std::string renameIdentifiers(const std::string &t,
+                              const std::map<std::string, std::string> &ren) {
   std::string out;
   for (size_t i = 0; i < t.size();) {
     char c = t[i];
@@ -111,8 +119,6 @@ std::string renamedText(const Expr &e) {
   return out;
 }
 
-} // namespace
-
 std::string printExpr(const ExprP &e) {
   switch (e->kind) {
   case Expr::Opaque:
@@ -123,9 +129,32 @@ std::string printExpr(const ExprP &e) {
   case Expr::FloatLit:
     return e->text;
   case Expr::VarRef:
+    // A field view alone is a field of a struct scalar: `a.x`.
+    if (e->var->fieldOf)
+      return e->var->fieldOf->name + e->var->field;
     return e->var->name;
-  case Expr::Index:
+  case Expr::Index: {
+    // An element of a field view: the parent's element, then the field
+    // (`p[i].x`, `u[i][j].pos.x`).
+    const Expr *r = e.get();
+    while (r->kind == Expr::Index)
+      r = r->ops[0].get();
+    if (r->kind == Expr::VarRef && r->var->fieldOf) {
+      std::vector<std::string> idx; // outermost first
+      for (const Expr *x = e.get(); x->kind == Expr::Index;
+           x = x->ops[0].get())
+        idx.insert(idx.begin(), "[" + printExpr(x->ops[1]) + "]");
+      std::string out = r->var->fieldOf->name;
+      size_t k = 0;
+      for (; k < idx.size() && (int)k < r->var->fieldParentRank; ++k)
+        out += idx[k];
+      out += r->var->field;
+      for (; k < idx.size(); ++k)
+        out += idx[k];
+      return out;
+    }
     return wrap(e->ops[0], 16) + "[" + printExpr(e->ops[1]) + "]";
+  }
   case Expr::Unary: {
     std::string a = wrap(e->ops[0], 15);
     if (!a.empty() && (a[0] == '-' || a[0] == '+') && e->text == "-")

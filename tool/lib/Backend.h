@@ -8,6 +8,7 @@
 #define MPIAD_BACKEND_H
 
 #include "IR.h"
+#include <map>
 #include <string>
 
 namespace mpiad {
@@ -18,6 +19,10 @@ std::string printDecl(const Var &v, bool dropConst = false);
 /// The type of v as a cast / parameter type, e.g. "const double *".
 std::string printType(const CType &t, bool dropConst = false);
 void printBlock(const Block &b, int indent, std::string &out);
+/// `t` (C source text) with each identifier in `ren` replaced, except in
+/// string and character literals and after `.` or `->`.
+std::string renameIdentifiers(const std::string &t,
+                              const std::map<std::string, std::string> &ren);
 
 } // namespace mpiad
 

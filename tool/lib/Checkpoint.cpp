@@ -226,6 +226,13 @@ bool checkpointState(Function &F, const Stmt &loop, const Frontend &fe,
       paramOwner |= o.first->kind == Var::Param;
     if (owners.empty() && arrays.count(root))
       continue;
+    if (root->fieldOf)
+      return fail(cls.second->loc,
+                  "a checkpointed loop that changes the struct field '" +
+                      root->field.substr(1) + "' of '" +
+                      root->fieldOf->userName +
+                      "' is not supported yet: keep the changing state in "
+                      "arrays of double, or remove the checkpoint pragma");
     if (owners.empty() || (paramOwner && derived))
       return fail(cls.second->loc,
                   "cannot tell which memory the checkpointed loop changes "

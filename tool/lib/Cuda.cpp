@@ -236,6 +236,31 @@ static void hostRefs(const Block &b, const std::set<const Stmt *> &skip,
 
 bool CudaLowering::lower(const std::vector<Block *> &blocks) {
   all_ = blocks;
+  // Struct fields that carry derivatives (field views) have no device
+  // layout of their own yet.
+  for (Block *b : blocks) {
+    const Stmt *bad = nullptr;
+    const Var *field = nullptr;
+    visitStmts(*b, [&](const Stmt &s) {
+      if (bad)
+        return;
+      visitOwnExprs(s, [&](const Expr &e) {
+        if (!field && e.kind == Expr::VarRef && e.var->fieldOf) {
+          field = e.var;
+          bad = &s;
+        }
+      });
+    });
+    if (bad) {
+      diag_.error(at(bad->loc),
+                  "the struct field '" + field->field.substr(1) + "' of '" +
+                      field->fieldOf->userName +
+                      "' carries derivatives, which --target=cuda does not "
+                      "support yet: keep such data in arrays of float or "
+                      "double");
+      return false;
+    }
+  }
   for (Block *b : blocks)
     visitStmts(*b, [&](const Stmt &s) {
       if (s.kind == Stmt::For && s.parallel)
@@ -863,7 +888,7 @@ bool Module::generatePrimalCuda(const clang::FunctionDecl *fd, Generated &out) {
     used.insert(F.retVar);
   for (auto &v : F.vars)
     if (used.count(v.get()) && !inline_.count(v.get()) &&
-        v->kind != Var::Param && v->kind != Var::Global &&
+        v->kind != Var::Param && v->kind != Var::Global && v->kind != Var::Field &&
         !v->declaredInForInit)
       body +=
           "  " + printDecl(*v) + (scalarLike(*v) ? zeroInit(*v) : "") + ";\n";

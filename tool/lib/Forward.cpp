@@ -62,11 +62,22 @@ public:
     auto it = tangents.find(v);
     if (it != tangents.end())
       return it->second;
+    if (v->fieldOf) { // p[i].x -> p_d[i].x
+      Var *d = F.fieldView(tangent(v->fieldOf), v->field, v->type);
+      tangents[v] = d;
+      return d;
+    }
+    if (v->kind == Var::Global) { // a file-scope tangent, one per module
+      Var *d = M.globalShadowVar(F, v, "_d", true);
+      tangents[v] = d;
+      return d;
+    }
     CType t = v->type;
     if (t.base.rfind("const ", 0) == 0)
       t.base = t.base.substr(6);
     t.isConst = false;
-    if (v->kind == Var::Param && t.ptrDepth == 0) { // by value: double s_d
+    if (v->kind == Var::Param && t.ptrDepth == 0 &&
+        !t.floatingFields) { // by value: double s_d
       t.elem = Scalar::Double;
       t.base = "double";
     }
@@ -521,7 +532,7 @@ Block declarations(Function &F, const Block &body,
   for (auto &v : F.vars) {
     Var *x = v.get();
     if (!used.count(x) || inl.count(x) || skip.count(x) ||
-        x->kind == Var::Param || x->kind == Var::Global ||
+        x->kind == Var::Param || x->kind == Var::Global || x->kind == Var::Field ||
         x->declaredInForInit)
       continue;
     bool isTan = false;
@@ -597,6 +608,8 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
     inlineCommunicatingCallees(F, fe_, diag_, true);
     if (!normalize(F, fe_, diag_) || !batchReplicas(F, R.ann, fe_, diag_))
       return false;
+  } else {
+    inlineStructCallees(F, fe_, diag_);
   }
   const Annotation &ann = R.ann;
   if (!prepare(*this, F, R))
@@ -691,10 +704,16 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
       return false;
     kernels = cl.kernels();
   }
+  // The tangents of globals (file-scope) start at zero in every call: the
+  // global's value on entry is no input.
+  for (auto &[v, tv] : G.tangents)
+    if (v->kind == Var::Global)
+      body.insert(body.begin(), zeroGlobal(tv));
   std::string text = functionBody(F, body, epilogue, G.declaredTangents(),
                                   skip, retType != "void");
-  finishFunction(out, kernels + head.str(), (cuda ? "extern \"C\" " : "") + sig,
-                 text, std::move(owned));
+  finishFunction(out, globalShadowDecls(G.tangents) + kernels + head.str(),
+                 (cuda ? "extern \"C\" " : "") + sig, text,
+                 std::move(owned));
   if (cuda)
     out.prototype = sig + ";";
   return true;
@@ -760,7 +779,8 @@ const std::string *Module::tangentCallee(const std::string &name,
   std::string ps;
   for (size_t i = 0; i < params.size(); ++i)
     ps += (i ? ", " : "") + params[i];
-  pendingHelpers_ += "\n/* mpiad: tangent of " + name + " */\nstatic " +
+  pendingHelpers_ += globalShadowDecls(G.tangents) +
+                     "\n/* mpiad: tangent of " + name + " */\nstatic " +
                      (F.retVar ? printType(F.ret) : std::string("void")) + " " +
                      fname + "(" + (ps.empty() ? "void" : ps) + ") {\n" + text +
                      "}\n";

@@ -63,6 +63,67 @@ static Scalar classify(QualType t) {
   return Scalar::Other;
 }
 
+/// Does a struct or union type have a float or double field, directly or in
+/// a nested struct or array of them?
+static bool hasFloatingFields(QualType t) {
+  t = t.getCanonicalType();
+  while (const auto *at = dyn_cast<ArrayType>(t.getTypePtr()))
+    t = at->getElementType().getCanonicalType();
+  const auto *rt = t->getAs<RecordType>();
+  if (!rt || !rt->getDecl()->getDefinition())
+    return false;
+  for (const FieldDecl *fd : rt->getDecl()->getDefinition()->fields()) {
+    Scalar s = classify(fd->getType());
+    if (s == Scalar::Float || s == Scalar::Double ||
+        hasFloatingFields(fd->getType()))
+      return true;
+  }
+  return false;
+}
+
+/// The element of a struct made only of float (or only of double) values,
+/// without padding, so that an array of it is an array of that element;
+/// Other for any other type.
+static Scalar flatElem(QualType t, const ASTContext &ctx) {
+  t = t.getCanonicalType();
+  const auto *rt = t->getAs<RecordType>();
+  if (!rt || !rt->getDecl()->getDefinition() || rt->getDecl()->isUnion())
+    return Scalar::Other;
+  Scalar found = Scalar::Other;
+  uint64_t leaves = 0;
+  std::function<bool(QualType, uint64_t)> visit = [&](QualType ft,
+                                                      uint64_t times) {
+    ft = ft.getCanonicalType();
+    while (const auto *at = ctx.getAsConstantArrayType(ft)) {
+      times *= at->getSize().getZExtValue();
+      ft = at->getElementType().getCanonicalType();
+    }
+    if (const auto *r = ft->getAs<RecordType>()) {
+      const RecordDecl *rd = r->getDecl()->getDefinition();
+      if (!rd || rd->isUnion())
+        return false;
+      for (const FieldDecl *fd : rd->fields())
+        if (fd->isBitField() || !visit(fd->getType(), times))
+          return false;
+      return true;
+    }
+    Scalar s = classify(ft);
+    if (s != Scalar::Float && s != Scalar::Double)
+      return false;
+    if (found != Scalar::Other && found != s)
+      return false;
+    found = s;
+    leaves += times;
+    return true;
+  };
+  if (!visit(t, 1) || found == Scalar::Other)
+    return Scalar::Other;
+  uint64_t elem = found == Scalar::Double ? 8 : 4;
+  if ((uint64_t)ctx.getTypeSizeInChars(t).getQuantity() != leaves * elem)
+    return Scalar::Other;
+  return found;
+}
+
 CType convertType(QualType t, const ASTContext &ctx) {
   CType r;
   PrintingPolicy pp(ctx.getLangOpts());
@@ -98,6 +159,9 @@ CType convertType(QualType t, const ASTContext &ctx) {
     break;
   }
   r.elem = classify(cur);
+  r.floatingFields = r.elem == Scalar::Other && hasFloatingFields(cur);
+  if (r.floatingFields)
+    r.flatElem = flatElem(cur, ctx);
   r.isConst = cur.isConstQualified();
   r.base = cur.getAsString(pp);
   // Declarators our printer cannot rebuild (function pointers, pointers to
@@ -204,6 +268,9 @@ private:
   }
 
   Var *varFor(const VarDecl *vd, SourceLocation use);
+  ExprP lowerFieldView(const MemberExpr *me);
+  bool initFields(Var *v, ExprP whole, const std::string &path, QualType t,
+                  const InitListExpr *il, Block &out, SourceLocation loc);
   ExprP lower(const clang::Expr *e);
   bool isIntConstant(const clang::Expr *e) const;
   ExprP constant(ExprP x, const clang::Expr *e) const;
@@ -611,6 +678,202 @@ Var *Lowering::varFor(const VarDecl *vd, SourceLocation use) {
   return nullptr;
 }
 
+/// A floating field of a struct variable of this function, reached
+/// directly: `a.x`, `p->x`, `p[i].x`, `u[i][j].pos.x`, `(*p).x`.  It becomes
+/// an element (or the value) of the variable's field view (IR.h), so that
+/// it can carry derivatives.  Null for anything else (fields of globals, of
+/// structs reached through a pointer field or a call, integer fields),
+/// which stays an opaque read.
+ExprP Lowering::lowerFieldView(const MemberExpr *me) {
+  // The field's type: float or double, or a fixed array of them.
+  CType ft;
+  QualType elemT = me->getType();
+  while (const auto *at = fe.ctx_.getAsConstantArrayType(elemT)) {
+    ft.dims.push_back(std::to_string(at->getSize().getZExtValue()));
+    elemT = at->getElementType();
+  }
+  Scalar fs = classify(elemT);
+  if (fs != Scalar::Float && fs != Scalar::Double)
+    return nullptr;
+  std::string path = "." + me->getMemberNameInfo().getAsString();
+  bool arrow = me->isArrow();
+  const clang::Expr *b = me->getBase()->IgnoreParenImpCasts();
+  while (!arrow) {
+    const auto *inner = dyn_cast<MemberExpr>(b);
+    if (!inner)
+      break;
+    path = "." + inner->getMemberNameInfo().getAsString() + path;
+    arrow = inner->isArrow();
+    b = inner->getBase()->IgnoreParenImpCasts();
+  }
+  // The base must be rooted at a variable of this function, indexed fully.
+  const clang::Expr *root = b;
+  while (true) {
+    if (const auto *ase = dyn_cast<ArraySubscriptExpr>(root))
+      root = ase->getBase()->IgnoreParenImpCasts();
+    else if (const auto *uo = dyn_cast<UnaryOperator>(root);
+             uo && uo->getOpcode() == UO_Deref)
+      root = uo->getSubExpr()->IgnoreParenImpCasts();
+    else
+      break;
+  }
+  const auto *dre = dyn_cast<DeclRefExpr>(root);
+  const auto *vd = dre ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
+  if (!vd || (vd->hasGlobalStorage() && !vd->isStaticLocal()))
+    return nullptr;
+  ExprP base = lower(b);
+  if (!base)
+    return nullptr;
+  if (arrow)
+    base = mkIndex(base, mkInt(0));
+  // Replace the variable at the root of the index chain by its view.
+  std::vector<ExprP> idx;
+  ExprP r = base;
+  while (r->kind == Expr::Index) {
+    idx.push_back(r->ops[1]);
+    r = r->ops[0];
+  }
+  if (r->kind != Expr::VarRef || !r->var->type.floatingFields)
+    return nullptr;
+  Var *parent = r->var;
+  size_t rank = parent->type.ptrDepth + parent->type.dims.size();
+  if (idx.size() != rank)
+    return nullptr;
+  ft.elem = fs;
+  Var *view = F.fieldView(parent, path, ft);
+  ExprP out = mkVar(view);
+  for (auto it = idx.rbegin(); it != idx.rend(); ++it)
+    out = mkIndex(out, *it);
+  return out;
+}
+
+/// `struct P v = {...}` for a struct with float/double fields: every field
+/// assigned in order (those the list leaves out are zero, as in C), the
+/// floating ones through v's field views.  `whole` is the struct (or the
+/// nested struct at `path`) as an expression, for the other fields.
+bool Lowering::initFields(Var *v, ExprP whole, const std::string &path,
+                          QualType t, const InitListExpr *il, Block &out,
+                          SourceLocation loc) {
+  const RecordDecl *rd = t->getAsRecordDecl();
+  if (!rd || rd->isUnion()) {
+    error(loc, "initialiser list of '" + v->userName +
+                   "': a union with float/double fields cannot be "
+                   "initialised in a differentiated function; assign the "
+                   "member after the declaration");
+    return false;
+  }
+  unsigned k = 0;
+  for (const FieldDecl *fd : rd->fields()) {
+    const clang::Expr *e =
+        il && k < il->getNumInits() ? il->getInit(k) : nullptr;
+    ++k;
+    if (fd->isUnnamedBitField())
+      continue;
+    std::string name = fd->getNameAsString();
+    QualType ft = fd->getType();
+    const auto *sub =
+        e ? dyn_cast<InitListExpr>(e->IgnoreParenImpCasts()) : nullptr;
+    if (ft->isRecordType() && hasFloatingFields(ft)) {
+      auto m = std::make_shared<mpiad::Expr>(
+          *mkOpaque("." + name, {}, Scalar::Other));
+      m->ops = {whole};
+      if (!initFields(v, m, path + "." + name, ft, sub, out, loc))
+        return false;
+      continue;
+    }
+    if (ft->isArrayType()) {
+      const auto *at1 = fe.ctx_.getAsConstantArrayType(ft);
+      Scalar es1 = at1 ? classify(at1->getElementType()) : Scalar::Other;
+      if (sub && (es1 == Scalar::Float || es1 == Scalar::Double)) {
+        // `{a, b}` for `double r[3]`: r[0] = a, r[1] = b, r[2] = 0.
+        CType et;
+        et.elem = es1;
+        et.dims.push_back(std::to_string(at1->getSize().getZExtValue()));
+        Var *view = F.fieldView(v, path + "." + name, et);
+        for (uint64_t j = 0; j < at1->getSize().getZExtValue(); ++j) {
+          const clang::Expr *ej = j < sub->getNumInits() ? sub->getInit(j)
+                                                         : nullptr;
+          ExprP val = !ej || isa<ImplicitValueInitExpr>(ej->IgnoreParenImpCasts())
+                          ? mkInt(0)
+                          : lower(ej);
+          if (!val)
+            return false;
+          auto a = mkAssign(mkIndex(mkVar(view), mkInt((long long)j)), "=",
+                            val);
+          a->loc = ej ? ej->getExprLoc() : loc;
+          out.push_back(a);
+        }
+        continue;
+      }
+      if (e && !isa<ImplicitValueInitExpr>(e->IgnoreParenImpCasts())) {
+        error(e->getExprLoc(),
+              "initialiser list of '" + v->userName + "' sets the array "
+              "field '" + name + "'; assign its elements after the "
+              "declaration");
+        return false;
+      }
+      // C zeroes it; so does this, element by element for a 1-D array of
+      // float/double (each element is part of a field view), with memset
+      // for any other array.
+      const auto *at = fe.ctx_.getAsConstantArrayType(ft);
+      Scalar es = at ? classify(at->getElementType()) : Scalar::Other;
+      if (at && (es == Scalar::Float || es == Scalar::Double)) {
+        CType et;
+        et.elem = es;
+        et.dims.push_back(std::to_string(at->getSize().getZExtValue()));
+        Var *view = F.fieldView(v, path + "." + name, et);
+        for (uint64_t j = 0; j < at->getSize().getZExtValue(); ++j) {
+          auto a = mkAssign(mkIndex(mkVar(view), mkInt((long long)j)), "=",
+                            mkInt(0));
+          a->loc = loc;
+          out.push_back(a);
+        }
+        continue;
+      }
+      if (hasFloatingFields(ft)) {
+        error(loc, "'" + v->userName + "' has the field '" + name +
+                       "', a multi-dimensional array or an array of structs "
+                       "with float/double values, which a differentiated "
+                       "function cannot initialise from a list; declare "
+                       "the variable without an initialiser and assign "
+                       "its fields");
+        return false;
+      }
+      auto z = mkExprStmt(mkOpaque("memset(&" + v->name + path + "." + name +
+                                       ", 0, sizeof " + v->name + path + "." +
+                                       name + ")",
+                                   {v}));
+      z->loc = loc;
+      out.push_back(z);
+      continue;
+    }
+    ExprP val;
+    if (!e || isa<ImplicitValueInitExpr>(e->IgnoreParenImpCasts()))
+      val = mkInt(0);
+    else
+      val = lower(e);
+    if (!val)
+      return false;
+    Scalar fs = classify(ft);
+    ExprP lhs;
+    if (fs == Scalar::Float || fs == Scalar::Double) {
+      CType et;
+      et.elem = fs;
+      lhs = mkVar(F.fieldView(v, path + "." + name, et));
+    } else {
+      CType fct = convertType(ft, fe.ctx_);
+      auto m = std::make_shared<mpiad::Expr>(*mkOpaque("." + name, {}, fct.elem));
+      m->ops = {whole};
+      m->ptrDepth = fct.ptrDepth;
+      lhs = m;
+    }
+    auto a = mkAssign(lhs, "=", val);
+    a->loc = e ? e->getExprLoc() : loc;
+    out.push_back(a);
+  }
+  return true;
+}
+
 /// Calls after which the program does not go on: such a path needs no
 /// adjoint, and the call stays as written in every sweep that runs the
 /// primal.
@@ -783,7 +1046,11 @@ ExprP Lowering::lower(const clang::Expr *e) {
     return typed(mkIndex(b, i));
   }
   if (const auto *me = dyn_cast<MemberExpr>(e)) {
-    // Struct fields are read as opaque values (never active).  The base is
+    if (ExprP v = lowerFieldView(me))
+      return typed(v);
+    if (failed)
+      return nullptr;
+    // Other struct fields are read as opaque values (never active).  The base is
     // kept as an operand, so that it prints with its generated name
     // (`st_2.MPI_SOURCE` when two `MPI_Status st` share a function).
     std::set<Var *> used;
@@ -1123,6 +1390,32 @@ bool Lowering::lowerComm(const CallExpr *ce, Block &out) {
     if (!x)
       return false;
     s->comm.args.push_back(x);
+  }
+  // An array of structs made only of double (or float) values, sent as
+  // MPI_DOUBLE (MPI_FLOAT) or a derived datatype (whose elements libmpiad
+  // checks at run time): the buffer is that array of elements, cast to it,
+  // so that the adjoint and the recording see numbers.  Its fields'
+  // views share its alias class (Activity.cpp).  A single struct (`&c`) is
+  // not: the analyses follow scalars one by one, and Activity.cpp reports
+  // it.
+  for (size_t i = 0; i < rule->args.size(); ++i) {
+    const CommArg &b = rule->args[i];
+    int dt = rule->argIndex(b.datatype);
+    if (b.role != CommArg::Buffer || dt < 0)
+      continue;
+    ExprP &x = s->comm.args[i];
+    Var *v = baseVar(x);
+    if (!v || !v->type.floatingFields || x->ptrDepth < 1 ||
+        !v->type.isArrayLike() || v->type.flatElem == Scalar::Other ||
+        (datatypeElem(s->comm.args[dt]->text) != v->type.flatElem &&
+         !s->comm.args[dt]->derivedDatatype))
+      continue;
+    std::string elem = v->type.flatElem == Scalar::Float ? "float" : "double";
+    auto c = std::make_shared<mpiad::Expr>(
+        *mkCast((v->type.isConst ? "const " : "") + elem + " *", x,
+                v->type.flatElem, 1));
+    c->loc = x->loc;
+    x = c;
   }
   // The counts that go with a contiguous type count its blocks' elements.
   for (size_t i = 0; i < rule->args.size(); ++i) {
@@ -1729,6 +2022,20 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
                     "after declaring it, which such a struct forbids; drop "
                     "the const or declare the variable outside the "
                     "differentiated function");
+          continue;
+        }
+        // A struct with float/double fields: a declaration, then one
+        // assignment per field (its fields can carry derivatives, and each
+        // is a variable of its own to the analyses).
+        if (ct.floatingFields) {
+          flushPre();
+          auto d = mkDecl(v);
+          d->loc = vd->getLocation();
+          out.push_back(d);
+          if (!initFields(v, mkVar(v), "", vd->getType(), il, out,
+                          vd->getLocation()))
+            return;
+          flushPost();
           continue;
         }
         bool readsVars = false;

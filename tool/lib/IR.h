@@ -30,6 +30,13 @@ struct CType {
   // `double (*u)[NY]` (also written `double u[][NY]` as a parameter): one
   // pointer to rows of fixed dimensions, not an array of pointers.
   bool ptrToArray = false;
+  // The element is a struct (or union) with float or double fields, whose
+  // fields can carry derivatives (Frontend's field views).
+  bool floatingFields = false;
+  // Such a struct made only of float (or only of double) fields, nested
+  // structs and arrays included, without padding: in memory, an array of
+  // that element (MPI may send it as MPI_FLOAT or MPI_DOUBLE).
+  Scalar flatElem = Scalar::Other;
   std::string base;              // e.g. "double", "const double", "MPI_Comm"
   std::string declFmt; // full declarator with @N@ for the name, for types
                        // such as function pointers; empty for simple types
@@ -89,13 +96,28 @@ struct Var {
   std::string name;      // name as printed (unique within the function)
   std::string userName;  // name as the user wrote it
   CType type;
-  enum Kind { Param, Local, Global, Synthetic } kind = Local;
+  // Field: a floating field of a struct variable, seen as a variable of its
+  // own (see fieldOf).
+  enum Kind { Param, Local, Global, Synthetic, Field } kind = Local;
   clang::SourceLocation loc;
   bool declaredInForInit = false; // `for (int i = ...)`: scoped to the loop
   bool userInactive = false;      // #pragma mpiad inactive(v)
   // replicas(...): a per-replica scalar stored as an array of exactly
   // `replicaCount` elements, one per replica (Replicas.cpp).
   Var *replicaCount = nullptr;
+  // A field view (kind Field): the floating field `field` (".x", ".pos.x")
+  // of the struct variable `fieldOf`, with fieldOf's shape (a scalar for a
+  // struct a, an array for an array or pointer p of structs) and the field's
+  // element type.  `a.x` and `p[i].x` are its uses; the analyses see it as a
+  // variable of its own (fields never alias each other), and the backend
+  // prints it through its parent, which is what is declared, allocated and
+  // passed.  The shadow of a view is the same view of the parent's shadow.
+  Var *fieldOf = nullptr;
+  std::string field;
+  // A field that is an array (`double r[3]`): the view has the parent's
+  // shape followed by the field's dimensions, and the first
+  // fieldParentRank indices of an element are the parent's (`p[i].r[k]`).
+  int fieldParentRank = 0;
 
   // Filled by the analyses.
   int aliasRoot = -1;       // alias class (pointer locals pointing into arrays)
@@ -325,6 +347,49 @@ struct Function {
   clang::SourceLocation endLoc; // location right after the closing brace
   bool isVariadic = false;
   Var *retVar = nullptr; // synthetic variable holding the return value
+
+  /// The view of field `field` of `parent` (made on first use): its type
+  /// is `elem`'s element with the parent's pointer depth and dimensions.
+  Var *fieldView(Var *parent, const std::string &field, const CType &elem) {
+    auto key = std::make_pair(parent, field);
+    auto it = fieldViews.find(key);
+    if (it != fieldViews.end())
+      return it->second;
+    CType t = parent->type;
+    if (!elem.dims.empty()) {
+      if (t.ptrDepth == 1 && t.dims.empty())
+        t.ptrToArray = true; // p[i].r[k]: a pointer to rows of r's size
+      t.dims.insert(t.dims.end(), elem.dims.begin(), elem.dims.end());
+    }
+    t.elem = elem.elem;
+    t.base = (parent->type.isConst ? "const " : "") + elem.elemName();
+    t.isConst = parent->type.isConst;
+    t.floatingFields = false;
+    t.flatElem = Scalar::Other;
+    t.declFmt.clear();
+    Var *v = newVar(parent->name + field, t, Var::Field);
+    v->userName = parent->userName + field;
+    v->fieldOf = parent;
+    v->field = field;
+    v->fieldParentRank =
+        parent->type.ptrDepth + (int)parent->type.dims.size();
+    v->loc = parent->loc;
+    v->userInactive = parent->userInactive;
+    fieldViews[key] = v;
+    return v;
+  }
+  std::map<std::pair<Var *, std::string>, Var *> fieldViews;
+
+  /// Forgets the variables made after the first n (a dry run's).
+  void dropVarsFrom(size_t n) {
+    for (auto it = fieldViews.begin(); it != fieldViews.end();)
+      if ((size_t)it->second->id >= n)
+        it = fieldViews.erase(it);
+      else
+        ++it;
+    while (vars.size() > n)
+      vars.pop_back();
+  }
 
   Var *newVar(const std::string &name, const CType &t, Var::Kind k) {
     auto v = std::make_unique<Var>();

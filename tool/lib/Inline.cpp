@@ -42,6 +42,17 @@
 // Reverse.cpp.  A floating scalar passed by address goes through a
 // one-element array (see expand).
 //
+// A call that passes a struct whose float/double fields may carry
+// derivatives (`forces(p, n)` with `particle *p`) is inlined too, in both
+// modes: the fields are followed as field views (IR.h) of the caller's
+// struct, and the callee's parameter is replaced by the caller's variable
+// itself (`q[i].x` becomes `p[i].x`), when the argument is that variable,
+// of the same shape, and the callee neither assigns the parameter nor, for a
+// struct passed by value, writes its fields.  Any other such call stays a
+// call, and Activity.cpp reports the struct used whole.  A callee that
+// reads or writes a float/double global is inlined the same way, so that
+// the global's derivatives are followed in the caller.
+//
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
 #include "Backend.h"
@@ -50,14 +61,18 @@
 
 #include "clang/AST/Decl.h"
 
+#include <algorithm>
+
 namespace mpiad {
 
 namespace {
 
 class Inliner {
 public:
-  Inliner(Function &f, Frontend &fe, Diag &diag, bool pointerCalls)
-      : F(f), fe(fe), diag(diag), pointerCalls(pointerCalls) {}
+  Inliner(Function &f, Frontend &fe, Diag &diag, bool pointerCalls,
+          bool structsOnly)
+      : F(f), fe(fe), diag(diag), pointerCalls(pointerCalls),
+        structsOnly(structsOnly) {}
 
   void run() { block(F.body, 0); }
 
@@ -66,6 +81,7 @@ private:
   Frontend &fe;
   Diag &diag;
   bool pointerCalls; // also every call with a pointer argument (replicas)
+  bool structsOnly;  // only calls that pass structs with floating fields
   std::map<const Function *, bool> comm_; // callee -> communicates
 
   /// Does `cf` contain communication, directly or in its same-file callees?
@@ -144,6 +160,130 @@ private:
     return false;
   }
 
+  /// Does the call pass a struct (or pointer to structs) with float/double
+  /// fields?
+  static bool structArgument(const Stmt &s) {
+    for (const ExprP &a : (*callOf(s))->ops)
+      if (Var *b = baseVar(a))
+        if (b->type.floatingFields)
+          return true;
+    return false;
+  }
+
+  /// The callee's struct parameter `p` can be replaced by the caller's
+  /// variable `arg`: the argument is the variable itself, of p's shape, and
+  /// the callee neither assigns p, takes its address, nor (for a struct
+  /// passed by value, a copy) writes its fields.
+  static bool substitutable(const Function &cf, const Var *p, const ExprP &arg) {
+    if (!p->type.floatingFields || arg->kind != Expr::VarRef)
+      return false;
+    const Var *a = arg->var;
+    if (!a->type.floatingFields)
+      return false;
+    // The same shape, or an array passed to a pointer (`struct P sa[8]` to
+    // `const struct P *q`: its first dimension decays).
+    const std::vector<std::string> &da = a->type.dims, &dp = p->type.dims;
+    bool same = a->type.ptrDepth == p->type.ptrDepth && da == dp &&
+                a->type.ptrToArray == p->type.ptrToArray;
+    bool decays = a->type.ptrDepth == 0 && p->type.ptrDepth == 1 &&
+                  da.size() == dp.size() + 1 &&
+                  std::equal(dp.begin(), dp.end(), da.begin() + 1);
+    if (!same && !decays)
+      return false;
+    bool byValue = p->type.ptrDepth == 0 && p->type.dims.empty();
+    bool ok = true;
+    walk(cf.body, [&](Stmt &st, const WalkCtx &) {
+      Var *t = st.kind == Stmt::Assign ? baseVar(st.lhs) : nullptr;
+      if (t == p || (byValue && t && t->fieldOf == p))
+        ok = false;
+      auto addr = [&](const ExprP &e) {
+        if (!e)
+          return;
+        visitExpr(e, [&](const Expr &x) {
+          if (x.kind == Expr::AddrOf && baseVar(x.ops[0]) == p)
+            ok = false;
+        });
+      };
+      addr(st.lhs);
+      addr(st.rhs);
+      addr(st.cond);
+      for (const ExprP &c : st.comm.args)
+        addr(c);
+    });
+    return ok;
+  }
+
+  /// `e` with the callee's struct parameters (and their field views)
+  /// replaced by the caller's variables.
+  ExprP substitute(const ExprP &e, const std::map<Var *, Var *> &to) {
+    if (!e)
+      return e;
+    auto mapped = [&](Var *v) -> Var * {
+      if (!v)
+        return v;
+      auto it = to.find(v);
+      if (it != to.end())
+        return it->second;
+      if (v->fieldOf) {
+        auto pt = to.find(v->fieldOf);
+        if (pt != to.end()) {
+          CType ft;
+          ft.elem = v->type.elem;
+          ft.dims.assign(v->type.dims.begin() +
+                             (long)v->fieldOf->type.dims.size(),
+                         v->type.dims.end());
+          return F.fieldView(pt->second, v->field, ft);
+        }
+      }
+      return v;
+    };
+    bool changed = false;
+    std::vector<ExprP> ops;
+    for (const ExprP &o : e->ops) {
+      ops.push_back(substitute(o, to));
+      changed |= ops.back() != o;
+    }
+    Var *var = mapped(e->var);
+    std::vector<Var *> vars;
+    std::map<std::string, std::string> ren;
+    for (Var *v : e->vars) {
+      vars.push_back(mapped(v));
+      if (vars.back() != v)
+        ren[v->userName] = vars.back()->userName;
+    }
+    if (!changed && var == e->var && ren.empty())
+      return e;
+    auto c = std::make_shared<Expr>(*e);
+    c->ops = ops;
+    c->var = var;
+    c->vars = vars;
+    if (!ren.empty() && e->kind == Expr::Opaque)
+      c->text = renameIdentifiers(e->text, ren);
+    return c;
+  }
+
+  void substitute(Block &b, const std::map<Var *, Var *> &to) {
+    for (StmtP &st : b) {
+      st->lhs = substitute(st->lhs, to);
+      st->rhs = substitute(st->rhs, to);
+      st->cond = substitute(st->cond, to);
+      st->loopLo = substitute(st->loopLo, to);
+      st->loopHi = substitute(st->loopHi, to);
+      for (ExprP &a : st->comm.args)
+        a = substitute(a, to);
+      if (st->init) {
+        Block one{st->init};
+        substitute(one, to);
+      }
+      if (st->step) {
+        Block one{st->step};
+        substitute(one, to);
+      }
+      substitute(st->body, to);
+      substitute(st->elseBody, to);
+    }
+  }
+
   /// No array-typed parameters (they would be copies).
   static bool arrayFree(const Function &cf) {
     for (Var *p : cf.params)
@@ -184,8 +324,13 @@ private:
   /// Appends the inlined form of `s` to `out`; false when `s` stays a call.
   bool expand(const StmtP &s, Block &out, int depth) {
     const Function *cf = calleeOf(*s);
-    if (!cf || depth >= 16 ||
-        !(communicates(cf) || overlapping(*s, cf) || pointerArgument(*s)))
+    if (!cf || depth >= 16)
+      return false;
+    bool structs = structArgument(*s);
+    bool globals = !floatingGlobalOf(*cf).empty();
+    bool other = !structsOnly && (communicates(cf) || overlapping(*s, cf) ||
+                                  pointerArgument(*s));
+    if (!structs && !other && !globals)
       return false;
     const clang::FunctionDecl *fd = fe.decl(cf);
     if (!fd)
@@ -204,6 +349,13 @@ private:
     const ExprP call = *callOf(*s);
     if (call->ops.size() != body->params.size())
       return false;
+    // Struct parameters replaced by the caller's variables.
+    std::map<Var *, Var *> structArgs;
+    for (size_t k = 0; k < body->params.size(); ++k)
+      if (substitutable(*body, body->params[k], call->ops[k]))
+        structArgs[body->params[k]] = call->ops[k]->var;
+    if (structArgs.empty() && !other && !globals)
+      return false; // stays a call: reported as a struct used whole
 
     Block inl, copyBack;
     inl.push_back(mkComment("inlined: " + printExpr(call)));
@@ -243,11 +395,25 @@ private:
     for (size_t k = 0; k < body->params.size(); ++k) {
       Var *p = body->params[k];
       p->kind = Var::Local;
+      if (structArgs.count(p))
+        continue;
       StmtP d = mkDecl(p, args[k]);
       d->loc = s->loc;
       inl.push_back(d);
     }
+    // The callee's globals are the caller's (lowered afresh, the callee has
+    // variables of its own for them).
+    std::map<Var *, Var *> replace = structArgs;
+    for (auto &v : body->vars)
+      if (v->kind == Var::Global)
+        for (auto &w : F.vars)
+          if (w->kind == Var::Global && w->name == v->name) {
+            replace[v.get()] = w.get();
+            break;
+          }
     Block cb = std::move(body->body);
+    if (!replace.empty())
+      substitute(cb, replace);
     StmtP ret;
     if (!cb.empty() && cb.back()->kind == Stmt::Return) {
       ret = cb.back();
@@ -280,11 +446,14 @@ private:
     }
     for (StmtP &x : cb)
       inl.push_back(x);
-    // The callee's variables now belong to the caller.
+    // The callee's variables now belong to the caller (its field views
+    // too: they are found again by their struct and field).
     for (auto &v : body->vars) {
       v->id = (int)F.vars.size();
       F.vars.push_back(std::move(v));
     }
+    for (auto &kv : body->fieldViews)
+      F.fieldViews.insert(kv);
     // Helpers the inlined body calls are inlined in turn.
     block(inl, depth + 1);
     if (s->kind == Stmt::Decl) {
@@ -301,9 +470,33 @@ private:
 
 } // namespace
 
+std::string floatingGlobalOf(const Function &cf) {
+  std::string name;
+  auto look = [&](const ExprP &e) {
+    if (name.empty() && e)
+      visitExpr(e, [&](const Expr &x) {
+        if (name.empty() && x.kind == Expr::VarRef &&
+            x.var->kind == Var::Global && x.var->type.isFloatingElem())
+          name = x.var->name;
+      });
+  };
+  walk(cf.body, [&](Stmt &st, const WalkCtx &) {
+    look(st.lhs);
+    look(st.rhs);
+    look(st.cond);
+    for (const ExprP &a : st.comm.args)
+      look(a);
+  });
+  return name;
+}
+
 void inlineCommunicatingCallees(Function &f, Frontend &fe, Diag &diag,
                                 bool pointerCalls) {
-  Inliner(f, fe, diag, pointerCalls).run();
+  Inliner(f, fe, diag, pointerCalls, false).run();
+}
+
+void inlineStructCallees(Function &f, Frontend &fe, Diag &diag) {
+  Inliner(f, fe, diag, false, true).run();
 }
 
 } // namespace mpiad

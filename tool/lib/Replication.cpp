@@ -415,7 +415,7 @@ std::shared_ptr<ReplicationResult> Replication::run(Diag &) {
     const Def &df = defs[d];
     if (df.s)
       continue;
-    Var *v = df.v;
+    Var *v = df.v->fieldOf ? df.v->fieldOf : df.v; // a field as its struct
     bool rep = !(v->kind == Var::Param && !listed(v) && !outputOnly(v)) &&
                v->kind != Var::Global;
     if (req.perRank || !req.topLevel)

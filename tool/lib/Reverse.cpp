@@ -37,13 +37,24 @@ public:
     for (auto &v : F.vars)
       taken.insert(v->name);
     // Communicators created here, and those whose release is deferred.
+    // A handle made from itself (`MPI_Type_create_resized(t, 0, ext, &t)`)
+    // replaces the one it was made from, which the program no longer frees:
+    // only the last is released.
+    std::map<Var *, const Stmt *> lastCreate;
     walk(F.body, [&](Stmt &st, const WalkCtx &) {
       if (st.kind != Stmt::Comm)
         return;
       const CommRule &r = *st.comm.rule;
       if (!r.creates.empty())
-        if (Var *c = baseVar(st.comm.args[r.argIndex(r.creates)]))
+        if (Var *c = baseVar(st.comm.args[r.argIndex(r.creates)])) {
           createdComms.insert(c);
+          for (size_t i = 0; i < st.comm.args.size(); ++i)
+            if ((int)i != r.argIndex(r.creates) &&
+                st.comm.args[i]->kind == Expr::VarRef &&
+                st.comm.args[i]->var == c && lastCreate.count(c))
+              replacedCreates.insert(lastCreate[c]);
+          lastCreate[c] = &st;
+        }
       if (!r.releases.empty())
         if (Var *c = baseVar(st.comm.args[r.argIndex(r.releases)]))
           if (createdComms.count(c)) {
@@ -127,12 +138,24 @@ public:
     auto it = shadows.find(v);
     if (it != shadows.end())
       return it->second;
+    if (v->fieldOf) { // p[i].x -> p_b[i].x
+      Var *s = F.fieldView(shadow(v->fieldOf), v->field, v->type);
+      shadows[v] = s;
+      return s;
+    }
+    if (v->kind == Var::Global) { // a file-scope shadow, one per module
+      Var *s = M.globalShadowVar(F, v, "_b", !dry);
+      generated.insert(s);
+      shadows[v] = s;
+      return s;
+    }
     CType t = v->type;
     if (t.base.rfind("const ", 0) == 0)
       t.base = t.base.substr(6);
     t.isConst = false;
     std::string name = v->name + "_b";
-    if (v->kind == Var::Param && v->type.ptrDepth == 0) {
+    if (v->kind == Var::Param && v->type.ptrDepth == 0 &&
+        !v->type.floatingFields) {
       name = v->name + "_b_acc"; // accumulates into the caller's *v_b
       t.elem = Scalar::Double;   // scalar adjoints are double (the contract)
       t.base = "double";
@@ -1761,7 +1784,12 @@ public:
         count = substitute(a.extent, sub);
       }
       int dt = r.argIndex(a.datatype);
-      if (dt >= 0 && args[dt]->derivedDatatype && b->type.isFloatingElem() &&
+      // The buffer's numbers: its own elements, or those of an array of
+      // structs of only double (float) values, cast to them (Frontend).
+      Scalar elem = b->type.isFloatingElem()          ? b->type.elem
+                    : args[i]->kind == Expr::Cast ? b->type.flatElem
+                                                  : Scalar::Other;
+      if (dt >= 0 && args[dt]->derivedDatatype && elem != Scalar::Other &&
           count->ptrDepth == 0) {
         // Through the datatype's layout: the elements of the items the call
         // writes (the extent counts items too).
@@ -1779,8 +1807,8 @@ public:
       } else if (count->kind == Expr::IntLit && count->text == "1") {
         fwd.push_back(push(element(args[i], mkInt(0))));
         restore.insert(restore.begin(), pop(element(args[i], mkInt(0))));
-      } else if (b->type.isFloatingElem()) {
-        std::string sfx = b->type.elem == Scalar::Float ? "f32" : "f64";
+      } else if (elem != Scalar::Other) {
+        std::string sfx = elem == Scalar::Float ? "f32" : "f64";
         fwd.push_back(mkExprStmt(mkCall("mpiad_push_" + sfx + "_array",
                                         {args[i], count}, Scalar::Void)));
         restore.insert(restore.begin(),
@@ -1810,7 +1838,7 @@ public:
     // reverse, before its previous value is restored.
     if (!r.creates.empty())
       if (Var *c = baseVar(arg(r.creates)))
-        if (deferredRelease.count(c))
+        if (deferredRelease.count(c) && !replacedCreates.count(s.get()))
           rev.insert(rev.begin(),
                      mkExprStmt(mkCall(deferredRelease[c],
                                        {releaseByValue[c] ? mkVar(c)
@@ -1868,6 +1896,7 @@ public:
     return {fwd, rev};
   }
   std::set<Var *> createdComms;
+  std::set<const Stmt *> replacedCreates; // their handle is made anew from it
   std::string sweepBarrier; // communicator to synchronise between sweeps
 
   /// Sweep fusion.  When the code after the function's last active loop L
@@ -2042,12 +2071,78 @@ void Module::nameVariables(Function &F) {
   }
 }
 
+std::string Module::globalShadow(const std::string &global,
+                                 const std::string &suffix) {
+  auto it = globalShadows_.find(global + suffix);
+  if (it != globalShadows_.end())
+    return it->second;
+  return globalShadows_[global + suffix] = uniqueName(global + suffix);
+}
+
+Var *Module::globalShadowVar(Function &F, Var *g, const std::string &suffix,
+                             bool report) {
+  CType t = g->type;
+  if (t.base.rfind("const ", 0) == 0)
+    t.base = t.base.substr(6);
+  t.isConst = false;
+  std::string n = globalShadow(g->name, suffix);
+  for (auto &x : F.vars)
+    if (report && x->kind != Var::Global && x->name == n)
+      diag_.error(x->loc, "'" + x->userName + "' has the name of the " +
+                              (suffix == "_b" ? "adjoint" : "tangent") +
+                              " of the global '" + g->name + "'; rename it");
+  return F.newVar(n, t, Var::Global);
+}
+
 std::string Module::uniqueName(const std::string &want) {
   std::string n = want;
   for (int i = 2; names_.count(n); ++i)
     n = want + std::to_string(i);
   names_.insert(n);
   return n;
+}
+
+/// Adds to `perStmt` what the restores of the recorded statements read: the
+/// variables of the indices that locate a recorded element (`a[i]`, a
+/// buffer `&u[k]` and its count) and the pointers they go through.  True
+/// when anything was added.
+static bool addRestoreReads(Function &F,
+                            std::map<const Stmt *, ReverseReads> &perStmt) {
+  bool changed = false;
+  walk(F.body, [&](Stmt &s, const WalkCtx &) {
+    if (s.tapeSet.empty())
+      return;
+    ReverseReads &r = perStmt[&s];
+    auto locate = [&](const ExprP &e) {
+      if (!e)
+        return;
+      visitExpr(e, [&](const Expr &x) {
+        if (x.kind != Expr::Index)
+          return;
+        std::set<Var *> vs;
+        collectVars(x.ops[1], vs);
+        for (Var *v : vs)
+          changed |= r.data.insert(aliasRoot(F, v)).second;
+        if (x.ops[0]->kind == Expr::VarRef &&
+            x.ops[0]->var->type.ptrDepth > 0)
+          changed |= r.ptr.insert(x.ops[0]->var).second;
+      });
+    };
+    if (s.kind == Stmt::Assign)
+      locate(s.lhs);
+    else if (s.kind == Stmt::ExprStmt)
+      locate(s.rhs);
+    else if (s.kind == Stmt::Comm)
+      for (const ExprP &a : s.comm.args) {
+        locate(a);
+        std::set<Var *> vs; // counts and offsets
+        collectVars(a, vs);
+        for (Var *v : vs)
+          if (v->type.isIntScalar())
+            changed |= r.data.insert(aliasRoot(F, v)).second;
+      }
+  });
+  return changed;
 }
 
 /// Runs the analyses and both sweeps of one request.  `gen` is left holding
@@ -2099,11 +2194,17 @@ static bool runPipeline(Module &M, Function &F, Request &R,
         size_t j = R.sameAs.size() > k && R.sameAs[k] >= 0 ? R.sameAs[k] : k;
         entryData.insert(aliasRoot(F, F.params[j]));
       }
-    decideRecording(F, perStmt, M.fe_, entryData);
+    // The restore of what a statement records reads where the value goes:
+    // `a[i] = mpiad_pop_f64()` reads i (and the pointer a).  The dry run
+    // records nothing, so it does not see these reads: add them and decide
+    // again until nothing changes (a `while` loop's counter is then
+    // recorded too).
+    do
+      decideRecording(F, perStmt, M.fe_, entryData);
+    while (addRestoreReads(F, perStmt));
   }
   // Forget the dry run's synthetic variables.
-  while (F.vars.size() > nvars)
-    F.vars.pop_back();
+  F.dropVarsFrom(nvars);
   gen = std::make_unique<ReverseGen>(M, F, R, false, repl);
   // Which frees does the primal perform?
   walk(F.body, [&](Stmt &s, const WalkCtx &) {
@@ -2178,10 +2279,16 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
                                 "(...) is not a parameter of '" + F.name + "'");
       return nullptr;
     }
-    if (!p->type.isFloatingElem() || p->type.ptrDepth != 1 || p->type.isConst) {
+    bool structs = clause == "output" && p->type.floatingFields;
+    if ((!p->type.isFloatingElem() && !structs) || p->type.ptrDepth != 1 ||
+        p->type.isConst) {
       diag_.error(n.second, clause + " parameter '" + n.first +
                                 "' must be a non-const pointer to "
-                                "float/double");
+                                "float/double" +
+                                (clause == "output"
+                                     ? " (or to structs with float/double "
+                                       "fields)"
+                                     : ""));
       return nullptr;
     }
     return p;
@@ -2193,10 +2300,21 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       diag_.error(w.second, "'" + w.first + "' in wrt(...) is not a parameter of '" +
                                 F.name + "'");
       ok = false;
+    } else if (p->type.floatingFields && p->type.ptrDepth == 0 &&
+               p->type.dims.empty()) {
+      diag_.error(w.second, "wrt parameter '" + w.first +
+                                "' is a struct passed by value; pass a "
+                                "pointer to it (" + p->type.base + " *" +
+                                w.first + ") so that its adjoint can be "
+                                "returned through " + w.first + "_b");
+      ok = false;
+    } else if (p->type.floatingFields && p->type.ptrDepth == 1) {
+      // An array of structs: its float and double fields are the inputs.
     } else if (!p->type.isFloatingElem() || p->type.ptrDepth > 1) {
       diag_.error(w.second, "wrt parameter '" + w.first +
-                                "' must be a float/double scalar or a pointer "
-                                "to float/double");
+                                "' must be a float/double scalar, a pointer "
+                                "to float/double, or a pointer to structs "
+                                "with float/double fields");
       ok = false;
     }
   }
@@ -2616,6 +2734,19 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
     argNames.push_back(sig->name);
     if (!p->active)
       continue;
+    bool partialFields = false;
+    for (auto &v : F.vars)
+      partialFields |= v->fieldOf == p && v->active && v->replicated &&
+                       v->partial && !R.perRank;
+    if (partialFields) {
+      diag_.error(p->loc, "'" + p->userName +
+                              "' is an array of structs whose fields are "
+                              "equal on all ranks (replicated); mpiad does "
+                              "not yet sum such gradients over ranks: pass "
+                              "the fields as arrays of double, or make '" +
+                              p->userName + "' varying(" + p->userName + ")");
+      return false;
+    }
     if (partialParam) {
       if (outp) {
         diag_.error(p->loc, "replicated parameter '" + p->userName +
@@ -2752,6 +2883,37 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
     epilogue.push_back(mkExprStmt(mkCall("free", {mkVar(keep)}, Scalar::Void)));
   }
 
+  // Globals too: F_b leaves them as F does.
+  for (auto &v : F.vars) {
+    Var *g = v.get();
+    if (g->kind != Var::Global || G.generated.count(g) ||
+        g->type.ptrDepth > 0 || !undone.count(aliasRoot(F, g)))
+      continue;
+    CType ct = g->type;
+    if (ct.base.rfind("const ", 0) == 0)
+      continue; // never written
+    if (ct.dims.empty()) {
+      Var *keep = G.newSynth(g->name + "_final", ct);
+      keepFinal.push_back(mkDecl(keep, mkVar(g)));
+      epilogue.push_back(mkAssign(mkVar(g), "=", mkVar(keep)));
+    } else { // on the heap: a global array may be large
+      CType kt;
+      kt.elem = ct.elem;
+      kt.ptrDepth = 1;
+      kt.base = ct.elemName();
+      Var *keep = G.newSynth(g->name + "_final", kt);
+      ExprP bytes = mkOpaque("sizeof " + g->name);
+      keepFinal.push_back(
+          mkDecl(keep, mkCall("malloc", {bytes}, Scalar::Void, 1)));
+      keepFinal.push_back(mkExprStmt(
+          mkCall("memcpy", {mkVar(keep), mkVar(g), bytes}, Scalar::Void)));
+      epilogue.push_back(mkExprStmt(
+          mkCall("memcpy", {mkVar(g), mkVar(keep), bytes}, Scalar::Void)));
+      epilogue.push_back(
+          mkExprStmt(mkCall("free", {mkVar(keep)}, Scalar::Void)));
+    }
+  }
+
   if (retOut && ann.outputs.empty() && keepFinal.empty() &&
       G.sweepBarrier.empty())
     G.fuseLastLoop(sweeps, seed);
@@ -2767,6 +2929,12 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
     kernels = cl.kernels();
   }
 
+  // The shadows of globals (file-scope, Module::globalShadow) start at zero
+  // in every call: the global's final value is no output, its value on
+  // entry no input.
+  for (auto &[v, sv] : G.shadows)
+    if (v->kind == Var::Global)
+      prologue.insert(prologue.begin(), zeroGlobal(sv));
   // Declarations: every hoisted variable the sweeps use, shadows zeroed.
   std::set<Var *> used, inline_;
   referenced(sweeps.first, used);
@@ -2783,7 +2951,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
   for (auto &v : F.vars) {
     Var *x = v.get();
     if (!used.count(x) || inline_.count(x) || x->kind == Var::Param ||
-        x->kind == Var::Global || x->declaredInForInit)
+        x->kind == Var::Global || x->kind == Var::Field || x->declaredInForInit)
       continue;
     bool isShadow = isShadowVar(G.shadows, x);
     bool sigShadow = false;
@@ -2861,8 +3029,10 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
                            batchedName);
   }
   Function &Fref = F;
-  finishFunction(out, kernels + (trial_ ? std::string() : head.str()), (cuda ? "extern \"C\" " : "") + sig,
-                 body, std::move(owned));
+  finishFunction(out,
+                 globalShadowDecls(G.shadows) + kernels +
+                     (trial_ ? std::string() : head.str()),
+                 (cuda ? "extern \"C\" " : "") + sig, body, std::move(owned));
   if (cuda)
     out.prototype = sig + ";";
   if (batchedCore) {
@@ -3143,7 +3313,7 @@ const Module::CalleeNames *Module::callee(const std::string &name,
     for (auto &v : F.vars) {
       Var *x = v.get();
       if (!use.count(x) || inl.count(x) || x->kind == Var::Param ||
-          x->kind == Var::Global || x->declaredInForInit)
+          x->kind == Var::Global || x->kind == Var::Field || x->declaredInForInit)
         continue;
       bool paramShadow = false;
       for (auto &[p, s] : G.shadows)
@@ -3180,7 +3350,7 @@ const Module::CalleeNames *Module::callee(const std::string &name,
       s += (i ? ", " : "") + v[i];
     return s.empty() ? std::string("void") : s;
   };
-  std::string text;
+  std::string text = globalShadowDecls(G.shadows);
   text += "\n/* mpiad: forward sweep of " + name +
           " (records what " + names.rev + " needs) */\n";
   text += "static " + (F.retVar ? printType(F.ret) : std::string("void")) +

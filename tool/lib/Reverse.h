@@ -107,6 +107,14 @@ public:
   void emitCallee(const std::string &key);
 
   std::string uniqueName(const std::string &want);
+  /// The name of the file-scope shadow (suffix "_b") or tangent ("_d") of
+  /// the global `global`: `u_b`, the same in every generated function.
+  std::string globalShadow(const std::string &global,
+                           const std::string &suffix);
+  /// A variable of F for that shadow (kind Global, the global's type);
+  /// `report`: a local of F with its name is an error.
+  Var *globalShadowVar(Function &F, Var *g, const std::string &suffix,
+                       bool report);
   const std::set<std::string> &globalNames() const { return names_; }
 
   Frontend &fe_;
@@ -115,6 +123,7 @@ public:
 
 private:
   std::set<std::string> names_;
+  std::map<std::string, std::string> globalShadows_; // "u_b" -> its name
   std::map<std::string, CalleeNames> callees_;
   std::map<std::string, std::string> tangentCallees_;
 };

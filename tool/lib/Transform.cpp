@@ -51,7 +51,7 @@ ExprP mul(const ExprP &a, const ExprP &b) {
 }
 
 /// Variables referenced anywhere in a block.
-void referenced(const Block &b, std::set<Var *> &out) {
+static void referencedIn(const Block &b, std::set<Var *> &out) {
   for (const StmtP &s : b) {
     if (s->var)
       out.insert(s->var);
@@ -61,12 +61,22 @@ void referenced(const Block &b, std::set<Var *> &out) {
     for (const ExprP &a : s->comm.args)
       collectVars(a, out);
     if (s->init)
-      referenced({s->init}, out);
+      referencedIn({s->init}, out);
     if (s->step)
-      referenced({s->step}, out);
-    referenced(s->body, out);
-    referenced(s->elseBody, out);
+      referencedIn({s->step}, out);
+    referencedIn(s->body, out);
+    referencedIn(s->elseBody, out);
   }
+}
+
+void referenced(const Block &b, std::set<Var *> &out) {
+  std::set<Var *> found;
+  referencedIn(b, found);
+  // A field view is printed through its parent, which is what is declared.
+  for (Var *v : found)
+    if (v->fieldOf)
+      out.insert(v->fieldOf);
+  out.insert(found.begin(), found.end());
 }
 
 /// Variables declared by statements inside a block (inline temporaries).
@@ -105,6 +115,8 @@ std::string zeroInit(const Var &v) {
     return " = {0}";
   if (v.type.ptrDepth > 0)
     return " = NULL";
+  if (v.type.floatingFields) // a struct
+    return " = {0}";
   return " = 0";
 }
 
@@ -186,6 +198,23 @@ ExprP rebase(const ExprP &e, const std::function<Var *(Var *)> &base) {
   default:
     return e;
   }
+}
+
+std::string globalShadowDecls(const std::map<Var *, Var *> &shadows) {
+  std::string out;
+  for (auto &[v, s] : shadows)
+    if (v->kind == Var::Global)
+      out += "static " + printDecl(*s, true) + ";\n";
+  return out;
+}
+
+StmtP zeroGlobal(Var *shadow) {
+  if (shadow->type.dims.empty())
+    return mkAssign(mkVar(shadow), "=", mkInt(0));
+  return mkExprStmt(mkCall(
+      "memset",
+      {mkVar(shadow), mkInt(0), mkOpaque("sizeof " + shadow->name)},
+      Scalar::Void));
 }
 
 ExprP allocationCall(const ExprP &e) {

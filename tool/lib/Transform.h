@@ -5,6 +5,7 @@
 #include "IR.h"
 #include "clang/Basic/SourceLocation.h"
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -45,6 +46,12 @@ ExprP bindArgs(const ExprP &e, const std::vector<Var *> &params,
 StmtP arrayInitCopy(const Stmt &decl);
 /// `{ T *tmp = a; a = b; b = tmp; }`: exchanges two pointers.
 StmtP swapPointers(Var *a, Var *b, Var *tmp);
+/// `static double u_b[8];` for each shadow (or tangent) in `shadows` of a
+/// global: file-scope declarations, which C lets every generated function
+/// repeat (tentative definitions).
+std::string globalShadowDecls(const std::map<Var *, Var *> &shadows);
+/// `memset(u_b, 0, sizeof u_b);` or `g_b = 0;`: a global's shadow zeroed.
+StmtP zeroGlobal(Var *shadow);
 /// Does e carry derivatives (an active floating value flows into it)?
 bool carriesDerivative(const ExprP &e);
 /// The lvalue / buffer e with the variable it is rooted at replaced by

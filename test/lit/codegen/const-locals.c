@@ -1,8 +1,8 @@
 // Top-level const is dropped from the locals and return types of generated
 // functions: their declarations move to the top and their initial values
 // become assignments (`const double t = ...` would not compile).  Pointers
-// to const keep their const.  A struct with a brace initialiser is assigned
-// a compound literal.
+// to const keep their const.  A struct with float/double fields and a brace
+// initialiser gets one assignment per field (its fields carry derivatives).
 // RUN: %mpiad-emit %s -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck %s
 
 // CHECK-LABEL: {{^}}static double mpiad_fwd_g(double y) {
@@ -18,7 +18,8 @@
 // CHECK:        double t = 0;
 // CHECK:        /* forward sweep */
 // CHECK:        p = &k;
-// CHECK:        sp = (struct P){2.0, 3};
+// CHECK:        sp.a = 2.0;
+// CHECK-NEXT:   sp.k = 3;
 // CHECK:        t = x[i] * x[i];
 
 // CHECK-LABEL: {{^}}double f2_b(double x, double *x_b, double f2_bar) {

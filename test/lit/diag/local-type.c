@@ -10,8 +10,8 @@
 // CHECK: local-type.c:[[@LINE+15]]:18: error: type 'cell' is defined inside a differentiated function; define it at file scope
 // CHECK: local-type.c:[[@LINE+21]]:12: error: initialiser list of struct 'q' reads variables; assign its fields after the declaration
 
-struct Q {
-  double a;
+struct Q { /* no float/double field: its list is assigned whole */
+  int a;
   int k;
 };
 
