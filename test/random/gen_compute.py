@@ -112,6 +112,11 @@ class Prog:
         self.rng3 = random.Random(seed * 104729 + 17)
         self.structs = self.rng3.random() < 0.5
         self.has_sa = False
+        # A two-dimensional local array m2[3][NA], read and written through
+        # both indices (its own RNG as well).
+        self.rng4 = random.Random(seed * 130363 + 29)
+        self.multidim = self.rng4.random() < 0.4
+        self.has_m2 = False
 
     # ---- emission --------------------------------------------------------
     def emit(self, s):
@@ -216,6 +221,8 @@ class Prog:
                 opts.append(("fa", 1))
             if self.has_sa:
                 opts.append(("sa", 2))
+            if self.has_m2:
+                opts.append(("m2", 2))
             if self.has_y and self.y_ready:  # y is written before it is read
                 opts.append(("y", 1))
             if self.has_z:
@@ -259,6 +266,9 @@ class Prog:
             return "y[%s]" % self.idx("n"), False
         if kind == "fa":
             return "fa[%s]" % self.idx("NA"), False
+        if kind == "m2":
+            self.features.add("two-dimensional array")
+            return "m2[%d][%s]" % (self.rng4.randrange(3), self.idx("NA")), False
         if kind == "sa":
             self.features.add("array of structs")
             return "sa[%s].%s" % (self.idx("NA"), R.choice(["u", "v"])), False
@@ -708,6 +718,8 @@ class Prog:
             if k <= 3 or depth <= 0:
                 if self.has_sa and self.rng3.random() < 0.15:
                     self.st_struct(2)
+                elif self.has_m2 and self.rng4.random() < 0.15:
+                    self.st_m2(2)
                 elif R.random() < 0.3 and (self.has_a or self.has_w or self.has_fa):
                     self.st_array(2)
                 else:
@@ -725,10 +737,36 @@ class Prog:
             else:
                 self.st_assign(2)
 
+    def st_m2(self, depth):
+        """An element of the two-dimensional array written."""
+        R4 = self.rng4
+        r = str(R4.randrange(3))
+        for (v, lk) in self.loops:
+            if lk in ("m", "c") and R4.random() < 0.5:
+                r = "%s %% 3" % v
+        i = self.idx("NA")
+        e = self.vexpr(depth)
+        if R4.random() < 0.5:
+            self.emit("m2[%s][%s] += %s;" % (r, i, e))
+        else:
+            self.emit("m2[%s][%s] = m2[%s][%s] * %s + %s;" % (r, i, r, i, self.const(), e))
+        self.emit("m2[%s][%s] = 4.0 * tanh(0.25 * m2[%s][%s]);" % (r, i, r, i))
+
     def st_struct(self, depth):
         """A field of the array of structs written, or its helper called."""
         R3 = self.rng3
-        k = R3.randrange(4)
+        k = R3.randrange(5)
+        if k == 4:
+            # a pointer to the element, as MD codes write it
+            self.features.add("pointer to a struct element")
+            i = self.idx("NA")
+            f = R3.choice(["u", "v"])
+            self.emit("{")
+            self.emit("  struct cf_pt *sq = &sa[%s];" % i)
+            self.emit("  sq->%s = sq->%s * %s + %s;" % (f, f, self.const(), self.vexpr(depth)))
+            self.emit("  sq->%s = 4.0 * tanh(0.25 * sq->%s);" % (f, f))
+            self.emit("}")
+            return
         if k == 3:
             self.features.add("array of structs passed to a helper")
             t = self.pick_t()[0]
@@ -1041,6 +1079,12 @@ class Prog:
                 self.emit("  sa[k].v = %s * (double)k;" % self.const())
                 self.emit("  sa[k].k = k;")
                 self.emit("}")
+        if self.multidim:
+            self.has_m2 = True
+            self.emit("double m2[3][%d];" % NA)
+            self.emit("for (int k = 0; k < 3; k++)")
+            self.emit("  for (int l = 0; l < %d; l++)" % NA)
+            self.emit("    m2[k][l] = x[(k + l) %% n] * %s;" % self.const())
         if R.random() < 0.6:
             self.has_a = True
             self.emit("double a[%d];" % NA)

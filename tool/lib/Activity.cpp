@@ -60,6 +60,14 @@ void checkExternalCalls(const ExprP &e, Function &f, const Frontend &fe,
                          "counterpart on the device buffers");
           return;
         }
+        if (e->text == "realloc") {
+          diag.error(e->loc,
+                     "'realloc' of '" + v->userName +
+                         "', whose values carry derivatives, is not "
+                         "supported: allocate the final size with malloc, or "
+                         "malloc a new buffer and copy the values into it");
+          return;
+        }
         diag.error(e->loc, "no derivative known for external function '" +
                                e->text + "' (its argument depends on '" +
                                v->userName +
@@ -95,12 +103,17 @@ void checkFieldUses(Function &f, Diag &diag) {
                         "' is a struct whose float/double fields carry "
                         "derivatives; " + what + fix);
   };
-  // A use of the struct below `e`; `whole` when e itself is the use.
+  // The uses of a struct in e; inField: e is the base of a member access
+  // (p in p[i].k), where the struct is not used whole.
   std::function<void(const ExprP &, clang::SourceLocation, bool)> scan =
       [&](const ExprP &e, clang::SourceLocation loc, bool inField) {
         if (!e)
           return;
         clang::SourceLocation at = e->loc.isValid() ? e->loc : loc;
+        if (e->kind == Expr::AddrOf && inField) { // (&p[i])->k
+          scan(e->ops[0], at, true);
+          return;
+        }
         if (e->kind == Expr::AddrOf) {
           // The address of a field of one struct (`&a.x`) is that of a
           // scalar, as `&t` is; into an array of structs it would be a

@@ -122,8 +122,12 @@ std::string renameIdentifiers(const std::string &t,
 std::string printExpr(const ExprP &e) {
   switch (e->kind) {
   case Expr::Opaque:
-    if (e->ops.size() == 1) // a member access, its base printed by name
+    if (e->ops.size() == 1) { // a member access, its base printed by name
+      // (&p[i])->k, from a pointer to an element: p[i].k
+      if (e->text.rfind("->", 0) == 0 && e->ops[0]->kind == Expr::AddrOf)
+        return wrap(e->ops[0]->ops[0], 16) + "." + e->text.substr(2);
       return wrap(e->ops[0], 16) + e->text;
+    }
     return renamedText(*e);
   case Expr::IntLit:
   case Expr::FloatLit:

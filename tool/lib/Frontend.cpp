@@ -4,6 +4,7 @@
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -269,6 +270,12 @@ private:
 
   Var *varFor(const VarDecl *vd, SourceLocation use);
   ExprP lowerFieldView(const MemberExpr *me);
+  // `particle *pi = &p[i];` (or `p + i`, or `p`): a local pointer into an
+  // array of structs with float/double fields, never changed, whose index
+  // does not change in its scope.  Each use of pi is lowered as its
+  // initialiser, so that `pi->x` is `p[i].x` (findStructAliases).
+  std::map<const VarDecl *, const clang::Expr *> structAliases;
+  void findStructAliases(const clang::Stmt *body);
   bool initFields(Var *v, ExprP whole, const std::string &path, QualType t,
                   const InitListExpr *il, Block &out, SourceLocation loc);
   ExprP lower(const clang::Expr *e);
@@ -678,6 +685,113 @@ Var *Lowering::varFor(const VarDecl *vd, SourceLocation use) {
   return nullptr;
 }
 
+/// Finds the pointer aliases into arrays of structs (see structAliases):
+/// `T *q = &A[e];`, `T *q = A + e;` or `T *q = A;`, A a local or parameter
+/// array or pointer of T (a struct with float/double fields), where the
+/// function never assigns q, A or takes their address, nor changes a
+/// variable of e between q's declaration and the end of its block.
+void Lowering::findStructAliases(const clang::Stmt *body) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    std::vector<const VarDecl *> cands;
+    std::map<const VarDecl *, std::vector<SourceLocation>> changed;
+    void change(const clang::Expr *e, SourceLocation at) {
+      e = e->IgnoreParenImpCasts();
+      if (const auto *d = dyn_cast<DeclRefExpr>(e))
+        if (const auto *v = dyn_cast<VarDecl>(d->getDecl()))
+          changed[v].push_back(at);
+    }
+    bool VisitBinaryOperator(BinaryOperator *bo) {
+      if (bo->isAssignmentOp())
+        change(bo->getLHS(), bo->getOperatorLoc());
+      return true;
+    }
+    bool VisitUnaryOperator(UnaryOperator *uo) {
+      if (uo->isIncrementDecrementOp() || uo->getOpcode() == UO_AddrOf)
+        change(uo->getSubExpr(), uo->getOperatorLoc());
+      return true;
+    }
+    bool VisitVarDecl(VarDecl *vd) {
+      if (vd->hasInit() && !vd->hasGlobalStorage())
+        cands.push_back(vd);
+      return true;
+    }
+  } f;
+  f.TraverseStmt(const_cast<clang::Stmt *>(body));
+  for (const VarDecl *q : f.cands) {
+    CType qt = convertType(q->getType(), fe.ctx_);
+    if (qt.ptrDepth != 1 || !qt.dims.empty() || !qt.floatingFields ||
+        f.changed.count(q))
+      continue;
+    const clang::Expr *init = q->getInit()->IgnoreParenImpCasts();
+    const clang::Expr *arr = init, *idx = nullptr;
+    if (const auto *uo = dyn_cast<UnaryOperator>(init);
+        uo && uo->getOpcode() == UO_AddrOf)
+      if (const auto *ase = dyn_cast<ArraySubscriptExpr>(
+              uo->getSubExpr()->IgnoreParenImpCasts())) {
+        arr = ase->getBase()->IgnoreParenImpCasts();
+        idx = ase->getIdx();
+      }
+    if (const auto *bo = dyn_cast<BinaryOperator>(init);
+        bo && bo->getOpcode() == BO_Add) {
+      bool left = bo->getLHS()->getType()->isPointerType();
+      arr = (left ? bo->getLHS() : bo->getRHS())->IgnoreParenImpCasts();
+      idx = left ? bo->getRHS() : bo->getLHS();
+    }
+    const auto *ad = dyn_cast<DeclRefExpr>(arr);
+    const auto *av = ad ? dyn_cast<VarDecl>(ad->getDecl()) : nullptr;
+    if (!av || (av->hasGlobalStorage() && !av->isStaticLocal()) ||
+        f.changed.count(av))
+      continue;
+    CType at = convertType(av->getType(), fe.ctx_);
+    if (!at.floatingFields || at.ptrDepth + at.dims.size() != 1)
+      continue;
+    // The index's variables keep their values in q's block after q.
+    const clang::Stmt *scope = nullptr;
+    for (auto parents = fe.ctx_.getParents(*q); !parents.empty();) {
+      if (const auto *cs = parents[0].get<CompoundStmt>()) {
+        scope = cs;
+        break;
+      }
+      if (const auto *st = parents[0].get<clang::Stmt>())
+        parents = fe.ctx_.getParents(*st);
+      else if (const auto *d = parents[0].get<Decl>())
+        parents = fe.ctx_.getParents(*d);
+      else
+        break;
+    }
+    if (!scope)
+      continue;
+    std::set<const VarDecl *> reads;
+    if (idx) {
+      struct Reads : RecursiveASTVisitor<Reads> {
+        std::set<const VarDecl *> &out;
+        bool calls = false; // evaluated again at each use: no calls
+        explicit Reads(std::set<const VarDecl *> &o) : out(o) {}
+        bool VisitDeclRefExpr(DeclRefExpr *d) {
+          if (const auto *v = dyn_cast<VarDecl>(d->getDecl()))
+            out.insert(v);
+          return true;
+        }
+        bool VisitCallExpr(CallExpr *) {
+          calls = true;
+          return true;
+        }
+      } r(reads);
+      r.TraverseStmt(const_cast<clang::Expr *>(idx));
+      if (r.calls)
+        continue;
+    }
+    bool ok = true;
+    for (const VarDecl *v : reads)
+      for (SourceLocation at : f.changed[v])
+        if (SM.isBeforeInTranslationUnit(q->getLocation(), at) &&
+            SM.isBeforeInTranslationUnit(at, scope->getEndLoc()))
+          ok = false;
+    if (ok)
+      structAliases[q] = q->getInit();
+  }
+}
+
 /// A floating field of a struct variable of this function, reached
 /// directly: `a.x`, `p->x`, `p[i].x`, `u[i][j].pos.x`, `(*p).x`.  It becomes
 /// an element (or the value) of the variable's field view (IR.h), so that
@@ -726,6 +840,24 @@ ExprP Lowering::lowerFieldView(const MemberExpr *me) {
     return nullptr;
   if (arrow)
     base = mkIndex(base, mkInt(0));
+  // Through a pointer alias (`pi->x` with pi = &p[i] or p + i): p[i + 0].
+  std::function<ExprP(const ExprP &)> fold = [&](const ExprP &x) -> ExprP {
+    if (x->kind != Expr::Index)
+      return x;
+    ExprP in = fold(x->ops[0]);
+    const ExprP &j = x->ops[1];
+    auto plus = [&](const ExprP &k) {
+      return isZeroLiteral(j) ? k : isZeroLiteral(k) ? j : mkBinary("+", k, j);
+    };
+    if (in->kind == Expr::AddrOf && in->ops[0]->kind == Expr::Index)
+      return mkIndex(in->ops[0]->ops[0], plus(in->ops[0]->ops[1]));
+    if (in->kind == Expr::Binary && in->text == "+" && in->ptrDepth > 0) {
+      bool left = in->ops[0]->ptrDepth > 0;
+      return mkIndex(in->ops[left ? 0 : 1], plus(in->ops[left ? 1 : 0]));
+    }
+    return in == x->ops[0] ? x : mkIndex(in, j);
+  };
+  base = fold(base);
   // Replace the variable at the root of the index chain by its view.
   std::vector<ExprP> idx;
   ExprP r = base;
@@ -1033,6 +1165,9 @@ ExprP Lowering::lower(const clang::Expr *e) {
     return constant(typed(mkOpaque(text(e->getSourceRange()), {}, ct.elem)), e);
   if (const auto *dre = dyn_cast<DeclRefExpr>(e)) {
     if (const auto *vd = dyn_cast<VarDecl>(dre->getDecl())) {
+      auto alias = structAliases.find(vd);
+      if (alias != structAliases.end())
+        return lower(alias->second);
       Var *v = varFor(vd, loc);
       return v ? typed(mkVar(v)) : nullptr;
     }
@@ -1943,6 +2078,8 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
         }
         continue;
       }
+      if (structAliases.count(vd))
+        continue; // each use is its initialiser
       // Generated code declares locals at the top of the function and
       // assigns their initial values where they were declared (and the
       // reverse sweep may restore them), so a top-level const (`const
@@ -1952,10 +2089,12 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       v->loc = vd->getLocation();
       vars[vd] = v; // registered even after an error: no follow-up errors
       if (vd->isStaticLocal() && ct.isFloatingElem()) {
-        error(vd->getLocation(), "static local variable '" +
-                                     vd->getNameAsString() +
-                                     "' of floating type in a differentiated "
-                                     "function is not supported");
+        error(vd->getLocation(),
+              "static local variable '" + vd->getNameAsString() +
+                  "' of floating type in a differentiated function is not "
+                  "supported: the generated functions cannot reach it; "
+                  "declare it 'static' at file scope, before the function, "
+                  "where its derivatives are followed like a global's");
         continue;
       }
       if (vd->getType()->isVariableArrayType()) {
@@ -2445,6 +2584,7 @@ bool Lowering::run() {
     findCheckpointedLoops(cs);
   if (!checkExprDepth(fd->getBody()))
     return false;
+  findStructAliases(fd->getBody());
   lowerInto(fd->getBody(), F.body);
   dropUnusedHandles();
   // `#pragma mpiad inactive(v)` inside this function's body.

@@ -12,7 +12,7 @@
 
 #pragma mpiad differentiate wrt(x)
 double f(double x) {
-  // CHECK: {{.*}}static-local.c:[[@LINE+1]]:17: error: static local variable 'acc' of floating type in a differentiated function is not supported
+  // CHECK: {{.*}}static-local.c:[[@LINE+1]]:17: error: static local variable 'acc' of floating type in a differentiated function is not supported: the generated functions cannot reach it; declare it 'static' at file scope, before the function, where its derivatives are followed like a global's
   static double acc = 0.0;
   acc += x;
   return acc;

@@ -62,11 +62,16 @@ double struct_field_whole(const particle *p, int n) {
   return s;
 }
 
+// A pointer into the array whose index changes after it is set is not an
+// alias mpiad can follow (`const particle *pi = &p[i];` with i fixed is).
 #pragma mpiad differentiate wrt(p) varying(p)
 double pointer_into(const particle *p, int n) {
-  // USES-DAG: struct-fields.c:[[@LINE+1]]:19: error: 'q' is a struct whose float/double fields carry derivatives; here it is assigned, which mpiad cannot follow: use its fields directly here ('q[i].x' for a field x)
-  const particle *q = &p[n - 1];
-  return q->m * q->pos.x;
+  int k = n - 1;
+  // USES-DAG: struct-fields.c:[[@LINE+2]]:19: error: 'q' is a struct whose float/double fields carry derivatives; here it is assigned, which mpiad cannot follow: use its fields directly here ('q[i].x' for a field x)
+  // USES-DAG: struct-fields.c:[[@LINE+1]]:24: error: 'p' is a struct whose float/double fields carry derivatives; here it is used as a whole, which mpiad cannot follow: use its fields directly here ('p[i].x' for a field x)
+  const particle *q = &p[k];
+  k = 0;
+  return q->m * q->pos.x * p[k].m;
 }
 
 // An array of structs with an integer field is no array of doubles.
