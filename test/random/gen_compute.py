@@ -117,6 +117,12 @@ class Prog:
         self.rng4 = random.Random(seed * 130363 + 29)
         self.multidim = self.rng4.random() < 0.4
         self.has_m2 = False
+        # Half of those hold m2 as a row-pointer array (double **m2, rows
+        # from malloc: one block, or one allocation per row), freed at
+        # every return (their own RNG: the rest of the program is the same).
+        self.rng5 = random.Random(seed * 15485863 + 31)
+        self.m2rows = self.rng5.random() < 0.5
+        self.m2block = self.rng5.random() < 0.5
 
     # ---- emission --------------------------------------------------------
     def emit(self, s):
@@ -694,10 +700,10 @@ class Prog:
             e = self.vexpr(depth)
         ctl = self.ctrl_rep() and crep
         self.emit("if (%s) {" % c)
-        if self.has_w:  # the value first: it may read w
+        if self.has_w or self.m2_heap():  # the value first: it may read w
             self.tmp += 1
             self.emit("  double rv%d = %s;" % (self.tmp, e))
-            self.emit("  free(w);")
+            self.free_heap("  ")
             self.emit("  return rv%d;" % self.tmp)
         else:
             self.emit("  return %s;" % e)
@@ -736,6 +742,21 @@ class Prog:
                 self.st_call(2)
             else:
                 self.st_assign(2)
+
+    def m2_heap(self):
+        return self.has_m2 and self.m2rows
+
+    def free_heap(self, pre):
+        """Frees the malloc'd locals (before a return)."""
+        if self.has_w:
+            self.emit(pre + "free(w);")
+        if self.m2_heap():
+            if self.m2block:
+                self.emit(pre + "free(m2[0]);")
+            else:
+                self.emit(pre + "for (int k = 0; k < 3; k++)")
+                self.emit(pre + "  free(m2[k]);")
+            self.emit(pre + "free(m2);")
 
     def st_m2(self, depth):
         """An element of the two-dimensional array written."""
@@ -1079,7 +1100,21 @@ class Prog:
                 self.emit("  sa[k].v = %s * (double)k;" % self.const())
                 self.emit("  sa[k].k = k;")
                 self.emit("}")
-        if self.multidim:
+        if self.multidim and self.m2rows:
+            self.has_m2 = True
+            self.features.add("row-pointer array")
+            self.emit("double **m2 = malloc(3 * sizeof(double *));")
+            if self.m2block:
+                self.emit("m2[0] = malloc(3 * %d * sizeof(double));" % NA)
+                self.emit("for (int k = 1; k < 3; k++)")
+                self.emit("  m2[k] = &m2[0][k * %d];" % NA)
+            else:
+                self.emit("for (int k = 0; k < 3; k++)")
+                self.emit("  m2[k] = malloc(%d * sizeof(double));" % NA)
+            self.emit("for (int k = 0; k < 3; k++)")
+            self.emit("  for (int l = 0; l < %d; l++)" % NA)
+            self.emit("    m2[k][l] = x[(k + l) %% n] * %s;" % self.const())
+        elif self.multidim:
             self.has_m2 = True
             self.emit("double m2[3][%d];" % NA)
             self.emit("for (int k = 0; k < 3; k++)")
@@ -1161,9 +1196,9 @@ class Prog:
             final_rep = False
         if not final_rep:
             self.ret_rep = False
-        if self.has_w:  # the value first: it may read w
+        if self.has_w or self.m2_heap():  # the value first: it may read w
             self.emit("double ret = %s;" % e)
-            self.emit("free(w);")
+            self.free_heap("")
             self.emit("return ret;")
         else:
             self.emit("return %s;" % e)
@@ -1171,6 +1206,7 @@ class Prog:
     def text(self, replicas=False):
         if replicas:
             self.structs = False  # replicas(...) takes no structs yet
+            self.m2rows = False  # nor row-pointer arrays
         self.gen_function()
         R = self.rng
         outs = "output(return%s%s)" % (", y" if self.has_y else "", ", z" if self.has_z else "")

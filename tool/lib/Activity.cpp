@@ -224,7 +224,7 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
   });
   walk(f.body, [&](Stmt &s, const WalkCtx &) {
     for (Effect &e : effectsOf(s, fe)) {
-      if (e.pointerCopy && e.target)
+      if ((e.pointerCopy || e.rowPointer) && e.target)
         for (Var *d : e.data)
           if (d->type.ptrDepth > 0 || !d->type.dims.empty())
             unite(f, e.target, d);
@@ -317,13 +317,19 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
     v->useful = r->useful;
     v->active = v->varied && v->useful && v->type.isFloatingElem() &&
                 !v->userInactive;
-    if (v->active && (v->type.ptrDepth > 1 ||
+    if (v->active && (v->type.ptrDepth > 2 ||
                       (v->type.ptrDepth > 0 && !v->type.dims.empty() &&
                        !v->type.ptrToArray))) {
       diag.error(v->loc, "'" + v->userName +
                              "' holds pointers to values that carry "
-                             "derivatives (pointer to pointer or array of "
-                             "pointers); not supported");
+                             "derivatives (" +
+                             (v->type.dims.empty()
+                                  ? "a pointer to pointer to pointer"
+                                  : "an array of pointers") +
+                             "); not supported: use a row-pointer array "
+                             "(double **" + v->userName +
+                             " with rows from malloc), or the arrays "
+                             "themselves");
       v->active = false;
     }
   }

@@ -35,6 +35,8 @@ struct Effect {
   bool wholeWrite = false;   // a communication call (re)defines a bare buffer,
                              // or a Stmt::replicaFill store defines all of z
   bool pointerCopy = false;  // target is a pointer into data's storage
+  bool rowPointer = false;   // a row of target (`a[i]`, double **a) is set
+                             // to point into data's storage
   const char *commResult = nullptr; // "replicated"/"varying" from a rule
   bool commSend = false; // data flows through communication (send buffer)
   std::string comm;      // the communicator of a communication call
@@ -92,7 +94,9 @@ std::set<Var *> assignedIn(const Block &b, const Frontend &fe);
 void inlineCommunicatingCallees(Function &f, Frontend &fe, Diag &diag,
                                 bool pointerCalls = false);
 /// Inlines only the same-file callees that are passed a struct whose
-/// float/double fields may carry derivatives (forward mode, Inline.cpp).
+/// float/double fields may carry derivatives, that use a float/double
+/// global, or that pass or return a row-pointer array (forward mode,
+/// Inline.cpp).
 void inlineStructCallees(Function &f, Frontend &fe, Diag &diag);
 /// The name of a float/double global that `cf` reads or writes (directly),
 /// or "".  Calls of such functions are inlined (Inline.cpp).

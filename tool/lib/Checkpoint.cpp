@@ -193,9 +193,11 @@ bool checkpointState(Function &F, const Stmt &loop, const Frontend &fe,
       if (x->type.ptrDepth != 1) {
         if (x->type.ptrDepth > 1)
           return fail(cls.second->loc,
-                      "cannot snapshot the data behind '" + x->userName +
-                          "' (a pointer to pointers) for the checkpointed "
-                          "loop");
+                      "cannot snapshot the rows behind '" + x->userName +
+                          "' (a row-pointer array, pointer to pointer) for "
+                          "the checkpointed loop: keep the state in one "
+                          "contiguous array (" + x->userName +
+                          "[i * ny + j]), or remove the checkpoint pragma");
         continue;
       }
       std::string elem = "sizeof(*" + x->name + ")";

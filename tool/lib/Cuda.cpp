@@ -261,6 +261,29 @@ bool CudaLowering::lower(const std::vector<Block *> &blocks) {
       return false;
     }
   }
+  // Row-pointer arrays: their rows are host pointers.
+  for (Block *b : blocks) {
+    const Stmt *bad = nullptr;
+    const Var *rows = nullptr;
+    visitStmts(*b, [&](const Stmt &s) {
+      visitOwnExprs(s, [&](const Expr &e) {
+        if (!rows && e.kind == Expr::VarRef && e.var->active &&
+            e.var->type.ptrDepth >= 2) {
+          rows = e.var;
+          bad = &s;
+        }
+      });
+    });
+    if (bad) {
+      diag_.error(at(bad->loc),
+                  "'" + rows->userName +
+                      "' is a row-pointer array (pointer to pointer) that "
+                      "carries derivatives, which --target=cuda does not "
+                      "support: keep its data in one contiguous array (" +
+                      rows->userName + "[i * ny + j])");
+      return false;
+    }
+  }
   for (Block *b : blocks)
     visitStmts(*b, [&](const Stmt &s) {
       if (s.kind == Stmt::For && s.parallel)

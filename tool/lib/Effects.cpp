@@ -136,8 +136,12 @@ std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe) {
         e.reads.insert(t);
       }
     }
-    if (lhs->ptrDepth > 0 && lhs->kind == Expr::VarRef) {
-      e.pointerCopy = true;
+    if (lhs->ptrDepth > 0 && (lhs->kind == Expr::VarRef ||
+                              (t && t->type.ptrDepth >= 2))) {
+      if (lhs->kind == Expr::VarRef)
+        e.pointerCopy = true;
+      else
+        e.rowPointer = true; // a[i] = &block[i * n]
       if (rhs->kind == Expr::Call || (rhs->kind == Expr::Cast &&
                                       rhs->ops[0]->kind == Expr::Call))
         e.data.clear(); // malloc / calloc: fresh storage

@@ -240,7 +240,19 @@ public:
       out.push_back(s);
       return out;
     }
-    if (s->lhs->ptrDepth > 0 && s->lhs->kind == Expr::VarRef) {
+    // A pointer, or a row of a row-pointer array (`a[i] = malloc(...)`):
+    // the tangent's pointer follows.
+    bool rowStore = s->lhs->ptrDepth > 0 && s->lhs->kind == Expr::Index &&
+                    t->type.ptrDepth >= 2;
+    if (s->lhs->ptrDepth > 0 && (s->lhs->kind == Expr::VarRef || rowStore)) {
+      if (rowStore && t->kind == Var::Param) {
+        error(s->loc, "row of parameter '" + t->userName +
+                          "' is reassigned; its tangent's rows are the "
+                          "caller's and cannot follow: assign the elements "
+                          "instead (" + t->userName + "[i][j] = ...), or build "
+                          "the rows in a local row-pointer array");
+        return {};
+      }
       out.push_back(s);
       ExprP call;
       if (isAlloc(s->rhs, call)) {
@@ -248,9 +260,9 @@ public:
                       ? mkCall("calloc", {mkInt(1), call->ops[0]}, Scalar::Void,
                                1)
                       : mkCall("calloc", call->ops, Scalar::Void, 1);
-        out.push_back(mkAssign(mkVar(tangent(t)), "=", n));
+        out.push_back(mkAssign(td(s->lhs), "=", n));
       } else {
-        out.push_back(mkAssign(mkVar(tangent(t)), "=", td(s->rhs)));
+        out.push_back(mkAssign(td(s->lhs), "=", td(s->rhs)));
       }
       return out;
     }

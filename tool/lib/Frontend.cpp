@@ -1720,27 +1720,40 @@ ExprP Lowering::elementCount(const clang::Expr *bytes, const CType &elem) {
 bool Lowering::elementAt(const clang::Expr *p, ExprP &base, ExprP &offset) {
   const clang::Expr *e = p->IgnoreParenImpCasts();
   offset = nullptr;
+  // An array or pointer variable, or a row of a row-pointer array (`a[i]`
+  // with `double **a`) whose index has no side effects.
+  auto isArray = [&](const clang::Expr *x) {
+    x = x->IgnoreParenImpCasts();
+    if (isa<DeclRefExpr>(x))
+      return true;
+    const auto *row = dyn_cast<ArraySubscriptExpr>(x);
+    return row && row->getType()->isPointerType() &&
+           isa<DeclRefExpr>(row->getBase()->IgnoreParenImpCasts()) &&
+           !row->getIdx()->HasSideEffects(fe.ctx_);
+  };
   if (const auto *uo = dyn_cast<UnaryOperator>(e))
     if (uo->getOpcode() == UO_AddrOf)
       if (const auto *as = dyn_cast<ArraySubscriptExpr>(
               uo->getSubExpr()->IgnoreParenImpCasts())) {
+        if (!isArray(as->getBase()))
+          return false;
         base = lower(as->getBase());
         offset = lower(as->getIdx());
-        return base && offset && baseVar(base) &&
-               base->kind == mpiad::Expr::VarRef;
+        return base && offset && baseVar(base);
       }
   if (const auto *bo = dyn_cast<BinaryOperator>(e))
     if (bo->getOpcode() == BO_Add &&
         bo->getLHS()->getType()->isPointerType() &&
         bo->getRHS()->getType()->isIntegerType()) {
+      if (!isArray(bo->getLHS()))
+        return false;
       base = lower(bo->getLHS());
       offset = lower(bo->getRHS());
-      return base && offset && baseVar(base) &&
-             base->kind == mpiad::Expr::VarRef;
+      return base && offset && baseVar(base);
     }
-  if (isa<DeclRefExpr>(e)) {
+  if (isArray(e)) {
     base = lower(e);
-    return base && base->kind == mpiad::Expr::VarRef;
+    return base && baseVar(base);
   }
   return false;
 }

@@ -62,6 +62,7 @@
 #include "clang/AST/Decl.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace mpiad {
 
@@ -147,7 +148,47 @@ private:
         Var *va = baseVar(a), *vb = baseVar(b);
         if (va && va == vb && printExpr(a) != printExpr(b))
           return true;
+        if (va && vb && va != vb && copiesOfOne(va, vb))
+          return true;
       }
+    return false;
+  }
+
+  /// Are a and b pointers that the caller copies into one another, whole
+  /// (the two buffers of a time loop swapped through a temporary, `tmp =
+  /// u; u = w; w = tmp;`)?  Then they may be the same array at the call.
+  bool copiesOfOne(Var *a, Var *b) const {
+    std::map<Var *, Var *> parent;
+    std::function<Var *(Var *)> root = [&](Var *v) {
+      auto it = parent.find(v);
+      return it == parent.end() ? v : it->second = root(it->second);
+    };
+    walk(F.body, [&](Stmt &s, const WalkCtx &) {
+      bool copy = (s.kind == Stmt::Assign && s.op == "=" &&
+                   s.lhs->kind == Expr::VarRef) ||
+                  (s.kind == Stmt::Decl && s.rhs);
+      if (!copy || !s.rhs || s.rhs->ptrDepth == 0 ||
+          s.rhs->kind != Expr::VarRef)
+        return; // `next = x + 1` stays an error (Reverse.cpp)
+      Var *t = s.kind == Stmt::Decl ? s.var : s.lhs->var;
+      Var *f = baseVar(s.rhs);
+      if (t && f && t->type.ptrDepth > 0 && root(t) != root(f))
+        parent[root(t)] = root(f);
+    });
+    return root(a) == root(b);
+  }
+
+  /// Does the call pass or return a row-pointer array of float or double
+  /// (`double **a = alloc2d(n, m)`, `free2d(a)`)?  Inlined, the rows it
+  /// allocates, assigns and frees are the caller's, which the shadow's rows
+  /// follow (Reverse.cpp, Forward.cpp).
+  static bool rowArrays(const Stmt &s, const Function *cf) {
+    if (cf->ret.isFloatingElem() && cf->ret.ptrDepth >= 2)
+      return true;
+    for (const ExprP &a : (*callOf(s))->ops)
+      if (Var *b = baseVar(a))
+        if (b->type.isFloatingElem() && a->ptrDepth >= 2)
+          return true;
     return false;
   }
 
@@ -328,9 +369,10 @@ private:
       return false;
     bool structs = structArgument(*s);
     bool globals = !floatingGlobalOf(*cf).empty();
+    bool rows = rowArrays(*s, cf);
     bool other = !structsOnly && (communicates(cf) || overlapping(*s, cf) ||
                                   pointerArgument(*s));
-    if (!structs && !other && !globals)
+    if (!structs && !other && !globals && !rows)
       return false;
     const clang::FunctionDecl *fd = fe.decl(cf);
     if (!fd)
@@ -354,7 +396,7 @@ private:
     for (size_t k = 0; k < body->params.size(); ++k)
       if (substitutable(*body, body->params[k], call->ops[k]))
         structArgs[body->params[k]] = call->ops[k]->var;
-    if (structArgs.empty() && !other && !globals)
+    if (structArgs.empty() && !other && !globals && !rows)
       return false; // stays a call: reported as a struct used whole
 
     Block inl, copyBack;

@@ -356,9 +356,10 @@ private:
 
 ExprP inferLength(Function &F, Var *p, std::string &why, const Frontend &fe,
                   clang::SourceLocation *where) {
-  // A pointer to rows (`double u[][NY]`): its uses count rows, not
-  // elements.  Never guessed: the length must be given.
-  if (p->type.ptrToArray) {
+  // A pointer to rows (`double u[][NY]`) or a row-pointer array (`double
+  // **u`): its uses count rows, not elements.  Never guessed: the length
+  // must be given (and a row-pointer array has none).
+  if (p->type.ptrToArray || p->type.ptrDepth > 1) {
     why = p->userName + "[...][...]";
     if (where)
       *where = p->loc;

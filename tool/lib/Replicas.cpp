@@ -1038,6 +1038,16 @@ bool Batcher::setUp() {
   std::set<std::string> names;
   for (auto &v : F.vars)
     names.insert(v->userName);
+  // Row-pointer arrays have no batched layout (R copies of each row).
+  for (auto &v : F.vars)
+    if (v->type.isFloatingElem() && v->type.ptrDepth >= 2) {
+      diag.error(v->loc, "replicas: '" + v->userName +
+                             "' is a row-pointer array (pointer to pointer), "
+                             "which replicas(...) does not support: keep its "
+                             "data in one contiguous array (" +
+                             v->userName + "[i * ny + j])");
+      return false;
+    }
   while (names.count(replicaName))
     replicaName = replicaName == "r" ? "rep" : "mpiad_" + replicaName;
 

@@ -14,6 +14,7 @@
 
 #include "clang/Basic/SourceManager.h"
 #include <algorithm>
+#include <functional>
 #include <cstring>
 #include <sstream>
 
@@ -698,7 +699,10 @@ public:
     return call != nullptr;
   }
 
+  /// Alias classes (their roots) whose memory the primal frees, and those
+  /// of row-pointer arrays whose rows it frees (`free(a[i])`).
   std::set<Var *> freedInPrimal;
+  std::set<Var *> freedRows;
 
   Pair assign(const StmtP &s) {
     Block fwd, rev;
@@ -722,25 +726,37 @@ public:
       return userCall(s, s->rhs, s->lhs);
     }
     // Pointer assignments: the shadow pointer follows the primal pointer.
-    if (s->lhs->ptrDepth > 0 && s->lhs->kind == Expr::VarRef) {
+    // A row of a row-pointer array (`a[i] = malloc(...)`, `a[i] = a[0] +
+    // i * ny`) is one too: the shadow's row follows it (`a_b[i] = ...`).
+    bool rowStore = s->lhs->ptrDepth > 0 && s->lhs->kind == Expr::Index &&
+                    t && t->type.ptrDepth >= 2;
+    if (rowStore && t->active && t->kind == Var::Param) {
+      error(s->loc, "row of parameter '" + t->userName +
+                        "' is reassigned; its shadow's rows are the caller's "
+                        "and cannot follow: assign the elements instead (" +
+                        t->userName + "[i][j] = ...), or build the rows in a "
+                        "local row-pointer array");
+      return {};
+    }
+    if (s->lhs->ptrDepth > 0 && (s->lhs->kind == Expr::VarRef || rowStore)) {
+      ExprP shl = t->active ? sh(s->lhs) : nullptr;
       if (s->tapeSet.count(t)) {
         fwd.push_back(push(s->lhs));
         if (t->active)
-          fwd.push_back(push(mkVar(shadow(t))));
+          fwd.push_back(push(shl));
       }
       fwd.push_back(s);
       Block revFree;
       if (t->active) {
         if (isNullPointer(s->rhs)) {
-          fwd.push_back(mkAssign(mkVar(shadow(t)), "=", mkOpaque("NULL")));
+          fwd.push_back(mkAssign(shl, "=", mkOpaque("NULL")));
         } else if (isAlloc(s->rhs, call)) {
           ExprP n = call->text == "malloc"
                         ? mkCall("calloc", {mkInt(1), call->ops[0]},
                                  Scalar::Void, 1)
                         : mkCall("calloc", call->ops, Scalar::Void, 1);
-          fwd.push_back(mkAssign(mkVar(shadow(t)), "=", n));
-          revFree.push_back(mkExprStmt(
-              mkCall("free", {mkVar(shadow(t))}, Scalar::Void)));
+          fwd.push_back(mkAssign(shl, "=", n));
+          revFree.push_back(mkExprStmt(mkCall("free", {shl}, Scalar::Void)));
         } else {
           std::set<Var *> src;
           collectVars(s->rhs, src);
@@ -752,17 +768,21 @@ public:
                               "' carries derivatives but is assigned from "
                               "storage without a shadow");
           } else {
-            fwd.push_back(mkAssign(mkVar(shadow(t)), "=", sh(s->rhs)));
+            fwd.push_back(mkAssign(shl, "=", sh(s->rhs)));
           }
         }
       }
-      if (isAlloc(s->rhs, call) && freedInPrimal.count(t) && deferFree(t))
+      // Freed through this pointer or a copy of it (`free2d(a)` inlined
+      // frees its parameter, a copy of the caller's `a`).
+      Var *root = aliasRoot(F, t);
+      bool freed = rowStore ? freedRows.count(root) : freedInPrimal.count(root);
+      if (isAlloc(s->rhs, call) && freed && deferFree(t))
         revFree.insert(revFree.begin(),
                        mkExprStmt(mkCall("free", {s->lhs}, Scalar::Void)));
       append(rev, revFree);
       if (s->tapeSet.count(t)) {
         if (t->active)
-          rev.push_back(pop(mkVar(shadow(t))));
+          rev.push_back(pop(shl));
         rev.push_back(pop(s->lhs));
       }
       return {fwd, rev};
@@ -828,12 +848,49 @@ public:
       return userCall(s, e, nullptr);
     if (e->kind == Expr::Call && e->text == "free" && e->ops.size() == 1) {
       Var *p = baseVar(e->ops[0]);
-      if (p && deferFree(p))
-        return {{mkComment("free(" + printExpr(e->ops[0]) +
-                           ") happens in the reverse sweep")},
-                {}};
+      if (p && deferFree(p)) {
+        Block fwd{mkComment("free(" + printExpr(e->ops[0]) +
+                            ") happens in the reverse sweep")};
+        // A pointer copied only to be freed (the parameter of an inlined
+        // `free2d(a)`) is read nowhere now.
+        if (onlyFreed(p)) {
+          fwd.push_back(mkExprStmt(mkOpaque("(void)" + p->name)));
+          if (p->active)
+            fwd.push_back(mkExprStmt(mkOpaque("(void)" + shadow(p)->name)));
+        }
+        return {fwd, {}};
+      }
     }
     return {{s}, {}};
+  }
+
+  /// Is p read nowhere in F but as the argument of free() (and as the
+  /// target of its assignments)?
+  bool onlyFreed(Var *p) {
+    bool read = false;
+    std::function<void(const ExprP &)> look = [&](const ExprP &x) {
+      if (!x || read)
+        return;
+      if (x->kind == Expr::Call && x->text == "free" && x->ops.size() == 1 &&
+          baseVar(x->ops[0]) == p) {
+        for (ExprP b = x->ops[0]; b->kind == Expr::Index; b = b->ops[0])
+          look(b->ops[1]); // free(a[i]): i is read
+        return;
+      }
+      if (x->kind == Expr::VarRef && x->var == p)
+        read = true;
+      for (const ExprP &o : x->ops)
+        look(o);
+    };
+    walk(F.body, [&](Stmt &st, const WalkCtx &) {
+      if (!(st.kind == Stmt::Assign && st.lhs->kind == Expr::VarRef))
+        look(st.lhs); // `p = ...` is no read of p
+      look(st.rhs);
+      look(st.cond);
+      for (const ExprP &a : st.comm.args)
+        look(a);
+    });
+    return !read;
   }
 
   /// The restore and same-pointer parts of a call's pattern.  A callee
@@ -2210,8 +2267,11 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   walk(F.body, [&](Stmt &s, const WalkCtx &) {
     if (s.kind == Stmt::ExprStmt && s.rhs->kind == Expr::Call &&
         s.rhs->text == "free" && s.rhs->ops.size() == 1)
-      if (Var *p = baseVar(s.rhs->ops[0]))
-        gen->freedInPrimal.insert(p);
+      if (Var *p = baseVar(s.rhs->ops[0])) {
+        bool row = s.rhs->ops[0]->kind == Expr::Index &&
+                   p->type.ptrDepth >= 2;
+        (row ? gen->freedRows : gen->freedInPrimal).insert(aliasRoot(F, p));
+      }
   });
   // Copy-back loops become swaps in marked functions only: the split
   // helpers of callees pass their buffers between two functions.
@@ -2280,8 +2340,21 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       return nullptr;
     }
     bool structs = clause == "output" && p->type.floatingFields;
-    if ((!p->type.isFloatingElem() && !structs) || p->type.ptrDepth != 1 ||
-        p->type.isConst) {
+    // A row-pointer array (`double **u`) may be an output: its shadow is
+    // the caller's, of the same shape.
+    bool rows = clause == "output" && p->type.isFloatingElem() &&
+                p->type.ptrDepth == 2;
+    if (clause == "scratch" && p->type.isFloatingElem() &&
+        p->type.ptrDepth == 2) {
+      diag_.error(n.second, "scratch parameter '" + n.first +
+                                "' is a row-pointer array (pointer to "
+                                "pointer), whose shadow's rows the adjoint "
+                                "cannot allocate; list it in output(...) and "
+                                "pass a shadow of the same shape, zeroed");
+      return nullptr;
+    }
+    if ((!p->type.isFloatingElem() && !structs) ||
+        (p->type.ptrDepth != 1 && !rows) || p->type.isConst) {
       diag_.error(n.second, clause + " parameter '" + n.first +
                                 "' must be a non-const pointer to "
                                 "float/double" +
@@ -2310,10 +2383,11 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       ok = false;
     } else if (p->type.floatingFields && p->type.ptrDepth == 1) {
       // An array of structs: its float and double fields are the inputs.
-    } else if (!p->type.isFloatingElem() || p->type.ptrDepth > 1) {
+    } else if (!p->type.isFloatingElem() || p->type.ptrDepth > 2) {
       diag_.error(w.second, "wrt parameter '" + w.first +
                                 "' must be a float/double scalar, a pointer "
-                                "to float/double, or a pointer to structs "
+                                "to float/double, a row-pointer array "
+                                "(double **), or a pointer to structs "
                                 "with float/double fields");
       ok = false;
     }
@@ -2748,6 +2822,15 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
       return false;
     }
     if (partialParam) {
+      if (p->type.ptrDepth == 2) {
+        diag_.error(p->loc, "replicated row-pointer array '" + p->userName +
+                                "' is read by rank-varying code, whose "
+                                "adjoint must be summed over ranks through "
+                                "its rows; keep it in one contiguous array "
+                                "(" + p->userName + "[i * ny + j]), or mark "
+                                "it varying(" + p->userName + ")");
+        return false;
+      }
       if (outp) {
         diag_.error(p->loc, "replicated parameter '" + p->userName +
                                 "' is both updated in place and read by "
@@ -2856,9 +2939,18 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
         undone.insert(aliasRoot(F, v));
   });
   for (Var *p : F.params) {
-    if (!named(ann.outputs, p->userName) || p->type.ptrDepth != 1 ||
-        !undone.count(aliasRoot(F, p)))
+    if (!named(ann.outputs, p->userName) || p->type.ptrDepth < 1 ||
+        p->type.ptrDepth > 2 || !undone.count(aliasRoot(F, p)))
       continue;
+    if (p->type.ptrDepth == 2) {
+      diag_.warning(p->loc, "restored-output",
+                    "after " + R.outName + " returns, output '" +
+                        p->userName +
+                        "' holds its values from before the call (the "
+                        "adjoint restores them, and the shape of a "
+                        "row-pointer array is not known)");
+      continue;
+    }
     ExprP len = G.arrayLength(p);
     if (!len) {
       diag_.warning(p->loc, "restored-output",

@@ -10,6 +10,6 @@
 // KEEP: {{^keep$}}
 // KEEP-NOT: {{.}}
 
-// CHECK: {{.*}}wrt-integer.c:[[@LINE+1]]:33: error: wrt parameter 'n' must be a float/double scalar, a pointer to float/double, or a pointer to structs with float/double fields
+// CHECK: {{.*}}wrt-integer.c:[[@LINE+1]]:33: error: wrt parameter 'n' must be a float/double scalar, a pointer to float/double, a row-pointer array (double **), or a pointer to structs with float/double fields
 #pragma mpiad differentiate wrt(n)
 double f(double x, int n) { return x * n; }
