@@ -123,6 +123,14 @@ class Prog:
         self.rng5 = random.Random(seed * 15485863 + 31)
         self.m2rows = self.rng5.random() < 0.5
         self.m2block = self.rng5.random() < 0.5
+        # A third of the programs declare the local array a as a
+        # variable-length array, double a[na] (its own RNG as well).
+        self.rng6 = random.Random(seed * 32452843 + 37)
+        self.vla = self.rng6.random() < 0.35
+        # A third grow the malloc'd buffer w with realloc from one element.
+        self.grow_w = self.rng6.random() < 0.35
+        # How the struct helper gets the array: sa, sa + o or &sa[o].
+        self.rng7 = random.Random(seed * 49979687 + 41)
 
     # ---- emission --------------------------------------------------------
     def emit(self, s):
@@ -791,7 +799,14 @@ class Prog:
         if k == 3:
             self.features.add("array of structs passed to a helper")
             t = self.pick_t()[0]
-            self.emit("%s += 0.25 * cf_sdot(sa, %d);" % (t, NA))
+            form = self.rng7.randrange(3)
+            o = self.rng7.randrange(1, 4)
+            if form == 0:
+                self.emit("%s += 0.25 * cf_sdot(sa, %d);" % (t, NA))
+            else:
+                self.features.add("pointer into structs passed to a helper")
+                arg = "sa + %d" % o if form == 1 else "&sa[%d]" % o
+                self.emit("%s += 0.25 * cf_sdot(%s, %d);" % (t, arg, NA - o))
             return
         i = self.idx("NA")
         f = R3.choice(["u", "v"])
@@ -1122,15 +1137,28 @@ class Prog:
             self.emit("    m2[k][l] = x[(k + l) %% n] * %s;" % self.const())
         if R.random() < 0.6:
             self.has_a = True
-            self.emit("double a[%d];" % NA)
+            if self.vla:
+                self.features.add("variable-length array")
+                self.emit("int na = %d;" % NA)
+                self.emit("double a[na];")
+            else:
+                self.emit("double a[%d];" % NA)
             self.emit("for (int k = 0; k < %d; k++)" % NA)
             self.emit("  a[k] = %s * (double)k;" % self.const())
         if R.random() < 0.5:
             self.has_w = True
             self.features.add("malloc buffer")
-            self.emit("double *w = malloc((size_t)n * sizeof(double));")
-            self.emit("for (int k = 0; k < n; k++)")
-            self.emit("  w[k] = x[k] * %s;" % self.const())
+            c = self.const()
+            if self.grow_w:
+                self.features.add("realloc")
+                self.emit("double *w = malloc(sizeof(double));")
+                self.emit("w[0] = x[0] * %s;" % c)
+                self.emit("w = realloc(w, (size_t)n * sizeof(double));")
+                self.emit("for (int k = 1; k < n; k++)")
+            else:
+                self.emit("double *w = malloc((size_t)n * sizeof(double));")
+                self.emit("for (int k = 0; k < n; k++)")
+            self.emit("  w[k] = x[k] * %s;" % c)
         if self.use_float and R.random() < 0.5:
             self.has_fa = True
             self.features.add("float array")
@@ -1207,6 +1235,8 @@ class Prog:
         if replicas:
             self.structs = False  # replicas(...) takes no structs yet
             self.m2rows = False  # nor row-pointer arrays
+            self.vla = False  # VLAs are malloc'd buffers: not in replicas
+            self.grow_w = False  # realloc is an error with replicas
         self.gen_function()
         R = self.rng
         outs = "output(return%s%s)" % (", y" if self.has_y else "", ", z" if self.has_z else "")

@@ -64,8 +64,9 @@ void checkExternalCalls(const ExprP &e, Function &f, const Frontend &fe,
           diag.error(e->loc,
                      "'realloc' of '" + v->userName +
                          "', whose values carry derivatives, is not "
-                         "supported: allocate the final size with malloc, or "
-                         "malloc a new buffer and copy the values into it");
+                         "supported here: assign its result to a pointer "
+                         "variable (" + v->userName + " = realloc(" +
+                         v->userName + ", n))");
           return;
         }
         diag.error(e->loc, "no derivative known for external function '" +

@@ -86,6 +86,10 @@ void walk(const Block &b, const std::function<void(Stmt &, const WalkCtx &)> &fn
 /// Variables assigned anywhere in a block (targets of effects).
 std::set<Var *> assignedIn(const Block &b, const Frontend &fe);
 
+/// `p = realloc(q, n)` as malloc, an element copy and free, with the size
+/// of each realloc'd pointer's block tracked (Realloc.cpp); false after a
+/// located error.
+bool lowerReallocs(Function &f, Diag &diag);
 /// Inlines every same-file callee of `f` that communicates (Inline.cpp), so
 /// that the communication is analysed in the caller's context.
 /// Inlines same-file helpers that communicate (Inline.cpp); with

@@ -1,5 +1,6 @@
 //===- Frontend.cpp - Clang AST to IR -------------------------------------===//
 #include "Frontend.h"
+#include "Analysis.h"
 #include "Transform.h"
 
 #include "clang/AST/Expr.h"
@@ -306,15 +307,25 @@ private:
   struct Breakable {
     enum Kind { Loop, SwitchPlain, SwitchWrapped } kind;
     Var *contFlag = nullptr; // wrapped: a continue of an enclosing loop
+    size_t vlaBase = 0;      // vlaScopes inside it start here
   };
   std::vector<Breakable> breakables;
   struct PushBreakable {
     std::vector<Breakable> &v;
-    PushBreakable(std::vector<Breakable> &v, Breakable::Kind k) : v(v) {
-      v.push_back({k, nullptr});
+    PushBreakable(std::vector<Breakable> &v, Breakable::Kind k, size_t vlaBase)
+        : v(v) {
+      v.push_back({k, nullptr, vlaBase});
     }
     ~PushBreakable() { v.pop_back(); }
   };
+  // Variable-length arrays (`double t[n];`), lowered to pointers that the
+  // generated code mallocs at the declaration and frees where C ends their
+  // lifetime: at the end of their compound statement, and before a return,
+  // break or continue that leaves it.  One entry per enclosing compound.
+  std::vector<std::vector<Var *>> vlaScopes;
+  void freeVlas(size_t from, Block &out, SourceLocation loc);
+  void lowerCompound(const CompoundStmt *cs, Block &out);
+  bool lowerVla(const VarDecl *vd, Var *v, Block &out);
   int switchCount = 0;
   // Locals holding an MPI handle that calls now name directly (mpiHandle):
   // their declaration goes when nothing else reads them.
@@ -398,6 +409,11 @@ static void ownBreaks(const clang::Stmt *s,
 /// own continue, or, from inside a wrapped switch, a flag and the wrapper's
 /// break (the flag is turned into a continue after the wrapper).
 void Lowering::emitContinue(Block &out, SourceLocation loc, size_t level) {
+  for (size_t k = level; k-- > 0;)
+    if (breakables[k].kind == Breakable::Loop) {
+      freeVlas(breakables[k].vlaBase, out, loc);
+      break;
+    }
   for (size_t k = level; k-- > 0;) {
     Breakable &b = breakables[k];
     if (b.kind == Breakable::SwitchPlain)
@@ -589,8 +605,9 @@ void Lowering::lowerSwitch(const SwitchStmt *ss, Block &out) {
     if (sections[k].isDefault)
       match[k] = anyLabel ? mkUnary("!", anyLabel) : mkInt(1);
 
-  PushBreakable pb(breakables, plain ? Breakable::SwitchPlain
-                                     : Breakable::SwitchWrapped);
+  PushBreakable pb(breakables,
+                   plain ? Breakable::SwitchPlain : Breakable::SwitchWrapped,
+                   vlaScopes.size());
   size_t level = breakables.size() - 1;
   auto lowerSection = [&](size_t k, Block &b) {
     for (const clang::Stmt *c : sections[k].stmts) {
@@ -1961,11 +1978,107 @@ ExprP Lowering::mpiHandle(const clang::Expr *a, int depth) {
 
 void Lowering::lowerInto(const clang::Stmt *s, Block &out) {
   if (const auto *cs = dyn_cast_or_null<CompoundStmt>(s)) {
-    for (const clang::Stmt *c : cs->body())
-      lowerStmt(c, out);
+    lowerCompound(cs, out);
   } else if (s) {
     lowerStmt(s, out);
   }
+}
+
+/// The statements of `cs` into `out`, with its variable-length arrays freed
+/// at its end (unless it ends by leaving: the frees came before that).
+void Lowering::lowerCompound(const CompoundStmt *cs, Block &out) {
+  vlaScopes.emplace_back();
+  size_t first = out.size();
+  for (const clang::Stmt *c : cs->body())
+    lowerStmt(c, out);
+  bool leaves = out.size() > first &&
+                (out.back()->kind == Stmt::Return ||
+                 out.back()->kind == Stmt::Break ||
+                 out.back()->kind == Stmt::Continue);
+  if (!leaves)
+    freeVlas(vlaScopes.size() - 1, out, cs->getRBracLoc());
+  vlaScopes.pop_back();
+}
+
+/// `free(t);` for the variable-length arrays of scopes `from` and inward,
+/// the innermost (latest declared) first.
+void Lowering::freeVlas(size_t from, Block &out, SourceLocation loc) {
+  for (size_t k = vlaScopes.size(); k-- > from;)
+    for (auto it = vlaScopes[k].rbegin(); it != vlaScopes[k].rend(); ++it) {
+      auto st = mkExprStmt(mkCall("free", {mkVar(*it)}, Scalar::Void));
+      st->loc = loc;
+      out.push_back(st);
+    }
+}
+
+/// `double t[n];` as `t = malloc((n) * sizeof(double));`, t a pointer (its
+/// CType already is one), freed by freeVlas.  One dimension, a size without
+/// side effects, and no `sizeof t` or `&t` (which would see a pointer).
+bool Lowering::lowerVla(const VarDecl *vd, Var *v, Block &out) {
+  const VariableArrayType *vat = fe.ctx_.getAsVariableArrayType(vd->getType());
+  std::string name = vd->getNameAsString();
+  auto refuse = [&](SourceLocation at, const std::string &why) {
+    error(at, "variable-length array '" + name + "' " + why +
+                  " in a differentiated function; use malloc");
+    return false;
+  };
+  if (!vat || vat->getElementType()->isArrayType())
+    return refuse(vd->getLocation(), "with more than one dimension is not "
+                                     "supported");
+  if (vlaScopes.empty())
+    return refuse(vd->getLocation(), "outside a compound statement is not "
+                                     "supported");
+  const clang::Expr *size = vat->getSizeExpr();
+  if (!size || size->HasSideEffects(fe.ctx_))
+    return refuse(vd->getLocation(), "whose size has side effects is not "
+                                     "supported");
+  // `sizeof t` and `&t` see the array's type, which the pointer has not.
+  SourceLocation whole;
+  std::function<void(const clang::Stmt *)> scan = [&](const clang::Stmt *x) {
+    if (!x || whole.isValid())
+      return;
+    auto refersTo = [&](const clang::Expr *e) {
+      const auto *dr = dyn_cast<DeclRefExpr>(e->IgnoreParens());
+      return dr && dr->getDecl() == vd;
+    };
+    if (const auto *u = dyn_cast<UnaryExprOrTypeTraitExpr>(x))
+      if (!u->isArgumentType() && refersTo(u->getArgumentExpr()))
+        whole = u->getBeginLoc();
+    if (const auto *uo = dyn_cast<clang::UnaryOperator>(x))
+      if (uo->getOpcode() == UO_AddrOf && refersTo(uo->getSubExpr()))
+        whole = uo->getBeginLoc();
+    for (const clang::Stmt *c : x->children())
+      scan(c);
+  };
+  scan(fd->getBody());
+  if (whole.isValid())
+    return refuse(whole, "used whole (sizeof or &) is not supported");
+  ExprP n = lower(size);
+  if (!n)
+    return false;
+  std::string elem =
+      vat->getElementType().getUnqualifiedType().getAsString(
+          fe.ctx_.getPrintingPolicy());
+  ExprP bytes = mkBinary("*", n, mkOpaque("sizeof(" + elem + ")", {},
+                                           Scalar::Int));
+  // A plain pointer to the element (its type prints as `double *t`).
+  v->type.declFmt.clear();
+  v->type.dims.clear();
+  v->type.ptrDepth = 1;
+  v->type.ptrToArray = false;
+  if (pre) { // statements the size needs
+    append(out, *pre);
+    pre->clear();
+  }
+  auto d = mkDecl(v);
+  d->loc = vd->getLocation();
+  out.push_back(d);
+  auto a = mkAssign(mkVar(v), "=",
+                    mkCall("malloc", {bytes}, v->type.elem, 1));
+  a->loc = vd->getLocation();
+  out.push_back(a);
+  vlaScopes.back().push_back(v);
+  return true;
 }
 
 void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
@@ -2065,8 +2178,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     }
   if (const auto *cs = dyn_cast<CompoundStmt>(s)) {
     Block b;
-    for (const clang::Stmt *c : cs->body())
-      lowerStmt(c, b);
+    lowerCompound(cs, b);
     auto st = mkCompound(std::move(b));
     st->loc = loc;
     out.push_back(st);
@@ -2111,10 +2223,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
         continue;
       }
       if (vd->getType()->isVariableArrayType()) {
-        error(vd->getLocation(),
-              "variable-length array '" + vd->getNameAsString() +
-                  "' is not supported in a differentiated function; use "
-                  "malloc");
+        lowerVla(vd, v, out);
         continue;
       }
       if (!ct.dims.empty() && vd->hasInit()) {
@@ -2325,7 +2434,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     st->parallel = parallelLoops.count(fs) || ompParallelFor(fs);
     ++loopDepth;
     {
-      PushBreakable pl(breakables, Breakable::Loop);
+      PushBreakable pl(breakables, Breakable::Loop, vlaScopes.size());
       if (!condPre.empty()) {
         // The condition needs statements: they run at the top of each
         // iteration, then `if (!cond) break;`.
@@ -2349,7 +2458,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       return;
     ++loopDepth;
     {
-      PushBreakable pl(breakables, Breakable::Loop);
+      PushBreakable pl(breakables, Breakable::Loop, vlaScopes.size());
       if (!condPre.empty()) {
         // while (1) { condPre; if (!cond) break; body }
         append(st->body, breakUnless(condPre, st->cond, loc));
@@ -2371,7 +2480,7 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       return;
     ++loopDepth;
     {
-      PushBreakable pl(breakables, Breakable::Loop);
+      PushBreakable pl(breakables, Breakable::Loop, vlaScopes.size());
       if (!condPre.empty()) {
         // mpiad_first = 1;
         // while (1) {
@@ -2401,6 +2510,8 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
     return;
   }
   if (isa<BreakStmt>(s)) {
+    if (!breakables.empty())
+      freeVlas(breakables.back().vlaBase, out, loc);
     auto st = std::make_shared<Stmt>();
     st->kind = isa<BreakStmt>(s) ? Stmt::Break : Stmt::Continue;
     st->loc = loc;
@@ -2417,6 +2528,22 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
         return;
     }
     flushPre();
+    bool vlas = false;
+    for (const auto &sc : vlaScopes)
+      vlas |= !sc.empty();
+    if (vlas) {
+      // The value first (it may read an array), then the frees.
+      if (st->rhs) {
+        Var *t = F.newVar("mpiad_retval", F.ret, Var::Synthetic);
+        t->loc = loc;
+        out.push_back(mkDecl(t));
+        auto set = mkAssign(mkVar(t), "=", st->rhs);
+        set->loc = loc;
+        out.push_back(set);
+        st->rhs = mkVar(t);
+      }
+      freeVlas(0, out, loc);
+    }
     out.push_back(st);
     return;
   }
@@ -2600,6 +2727,8 @@ bool Lowering::run() {
   findStructAliases(fd->getBody());
   lowerInto(fd->getBody(), F.body);
   dropUnusedHandles();
+  if (!failed && !lowerReallocs(F, fe.diag_))
+    failed = true;
   // `#pragma mpiad inactive(v)` inside this function's body.
   SourceRange body = fd->getBody()->getSourceRange();
   for (const PragmaRecord &pr : fe.pragmas_) {

@@ -346,6 +346,8 @@ struct Function {
   clang::SourceLocation loc;
   clang::SourceLocation endLoc; // location right after the closing brace
   bool isVariadic = false;
+  /// Where a realloc was lowered (Realloc.cpp), or invalid.
+  clang::SourceLocation reallocAt;
   Var *retVar = nullptr; // synthetic variable holding the return value
 
   /// The view of field `field` of `parent` (made on first use): its type

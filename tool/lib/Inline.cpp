@@ -215,12 +215,44 @@ private:
   /// variable `arg`: the argument is the variable itself, of p's shape, and
   /// the callee neither assigns p, takes its address, nor (for a struct
   /// passed by value, a copy) writes its fields.
+  /// The struct array an argument `p + k` or `&p[k]` points into (and k),
+  /// or null.
+  static Var *offsetInto(const ExprP &arg, ExprP &off) {
+    if (arg->kind == Expr::Binary && arg->text == "+" && arg->ptrDepth > 0 &&
+        arg->ops[0]->kind == Expr::VarRef && arg->ops[1]->ptrDepth == 0) {
+      off = arg->ops[1];
+      return arg->ops[0]->var;
+    }
+    if (arg->kind == Expr::AddrOf && arg->ops[0]->kind == Expr::Index &&
+        arg->ops[0]->ops[0]->kind == Expr::VarRef) {
+      off = arg->ops[0]->ops[1];
+      return arg->ops[0]->ops[0]->var;
+    }
+    return nullptr;
+  }
+
   static bool substitutable(const Function &cf, const Var *p, const ExprP &arg) {
-    if (!p->type.floatingFields || arg->kind != Expr::VarRef)
+    if (!p->type.floatingFields)
       return false;
-    const Var *a = arg->var;
+    ExprP off;
+    if (arg->kind != Expr::VarRef) {
+      // `forces(p + k, m)`, `forces(&p[k], m)`: p's elements from k on, as
+      // a pointer parameter of the same struct type.
+      Var *a = offsetInto(arg, off);
+      auto unconst = [](std::string b) {
+        return b.rfind("const ", 0) == 0 ? b.substr(6) : b;
+      };
+      if (!a || !a->type.floatingFields || p->type.ptrDepth != 1 ||
+          !p->type.dims.empty() || p->type.ptrToArray ||
+          a->type.ptrDepth + a->type.dims.size() != 1 ||
+          unconst(a->type.base) != unconst(p->type.base))
+        return false;
+    }
+    const Var *a = arg->kind == Expr::VarRef ? arg->var : offsetInto(arg, off);
     if (!a->type.floatingFields)
       return false;
+    if (off) // the shapes were checked above
+      return assignsNorTakesAddress(cf, p);
     // The same shape, or an array passed to a pointer (`struct P sa[8]` to
     // `const struct P *q`: its first dimension decays).
     const std::vector<std::string> &da = a->type.dims, &dp = p->type.dims;
@@ -231,6 +263,12 @@ private:
                   std::equal(dp.begin(), dp.end(), da.begin() + 1);
     if (!same && !decays)
       return false;
+    return assignsNorTakesAddress(cf, p);
+  }
+
+  /// The callee neither assigns struct parameter p (nor, for a struct
+  /// passed by value, its fields) nor takes an address in it.
+  static bool assignsNorTakesAddress(const Function &cf, const Var *p) {
     bool byValue = p->type.ptrDepth == 0 && p->type.dims.empty();
     bool ok = true;
     walk(cf.body, [&](Stmt &st, const WalkCtx &) {
@@ -256,9 +294,65 @@ private:
 
   /// `e` with the callee's struct parameters (and their field views)
   /// replaced by the caller's variables.
+  /// The struct parameters passed as `p + k` being substituted, and their
+  /// offset (a local holding k): `q[i]` becomes `p[k + i]`.
+  std::map<Var *, ExprP> offsets;
+
+  /// The offset of v (an offset struct parameter, or a field view of one).
+  ExprP offsetOf(const Var *v) const {
+    if (!v)
+      return nullptr;
+    auto it = offsets.find(const_cast<Var *>(v));
+    if (it == offsets.end() && v->fieldOf)
+      it = offsets.find(v->fieldOf);
+    return it == offsets.end() ? nullptr : it->second;
+  }
+
   ExprP substitute(const ExprP &e, const std::map<Var *, Var *> &to) {
     if (!e)
       return e;
+    if (!offsets.empty()) {
+      // q[i] (or a field view of q, q[i].x): p[k + i].
+      if (e->kind == Expr::Index && e->ops[0]->kind == Expr::VarRef)
+        if (ExprP off = offsetOf(e->ops[0]->var)) {
+          Var *b = e->ops[0]->var;
+          ExprP base;
+          if (b->fieldOf) { // a view: the same view of p
+            base = substitute(e->ops[0], to);
+          } else { // q itself: p (not p + k, the index adds k)
+            auto r = std::make_shared<Expr>(*e->ops[0]);
+            r->var = to.at(b);
+            base = r;
+          }
+          auto c = std::make_shared<Expr>(*e);
+          c->ops = {base, mkBinary("+", off, substitute(e->ops[1], to))};
+          return c;
+        }
+      // q->k (an int field): p[k].k.
+      if (e->kind == Expr::Opaque && e->ops.size() == 1 &&
+          e->text.rfind("->", 0) == 0 && e->ops[0]->kind == Expr::VarRef)
+        if (ExprP off = offsetOf(e->ops[0]->var)) {
+          auto c = std::make_shared<Expr>(*e);
+          c->text = "." + e->text.substr(2);
+          c->ops = {mkIndex(substitute(e->ops[0], to), off)};
+          c->vars.clear();
+          for (Var *v : e->vars) {
+            auto t = to.find(v);
+            c->vars.push_back(t != to.end() ? t->second : v);
+          }
+          c->vars.push_back(off->var);
+          return c;
+        }
+      // q itself: p + k.
+      if (e->kind == Expr::VarRef && offsetOf(e->var) && !e->var->fieldOf) {
+        ExprP off = offsetOf(e->var);
+        auto c = std::make_shared<Expr>(
+            *mkBinary("+", mkVar(to.at(e->var)), off));
+        c->ptrDepth = e->ptrDepth;
+        c->loc = e->loc;
+        return c;
+      }
+    }
     auto mapped = [&](Var *v) -> Var * {
       if (!v)
         return v;
@@ -393,14 +487,38 @@ private:
       return false;
     // Struct parameters replaced by the caller's variables.
     std::map<Var *, Var *> structArgs;
+    std::map<Var *, ExprP> offsetArgs; // parameter -> k of `p + k`
     for (size_t k = 0; k < body->params.size(); ++k)
-      if (substitutable(*body, body->params[k], call->ops[k]))
-        structArgs[body->params[k]] = call->ops[k]->var;
+      if (substitutable(*body, body->params[k], call->ops[k])) {
+        ExprP off;
+        Var *a = call->ops[k]->kind == Expr::VarRef
+                     ? call->ops[k]->var
+                     : offsetInto(call->ops[k], off);
+        structArgs[body->params[k]] = a;
+        if (off)
+          offsetArgs[body->params[k]] = off;
+      }
     if (structArgs.empty() && !other && !globals && !rows)
       return false; // stays a call: reported as a struct used whole
 
     Block inl, copyBack;
     inl.push_back(mkComment("inlined: " + printExpr(call)));
+    // An offset is evaluated once, at the call, into a local of its own.
+    for (auto &kv : offsetArgs) {
+      CType it;
+      it.elem = Scalar::Int;
+      it.base = "int";
+      Var *o = F.newVar("mpiad_off", it, Var::Synthetic);
+      o->loc = s->loc;
+      StmtP d = mkDecl(o);
+      d->loc = s->loc;
+      inl.push_back(d);
+      StmtP a = mkAssign(mkVar(o), "=", kv.second);
+      a->loc = s->loc;
+      inl.push_back(a);
+      kv.second = mkVar(o);
+    }
+    offsets = offsetArgs;
     // A floating scalar passed by address (`gsum(&s, comm)`) is copied into
     // a one-element array that the parameter points to, and copied back
     // after the body: the analyses follow pointers into arrays, not into

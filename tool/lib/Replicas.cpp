@@ -1038,6 +1038,13 @@ bool Batcher::setUp() {
   std::set<std::string> names;
   for (auto &v : F.vars)
     names.insert(v->userName);
+  // A lowered realloc copies by byte counts that know no replica axis.
+  if (F.reallocAt.isValid()) {
+    diag.error(F.reallocAt, "replicas: 'realloc' is not supported with "
+                            "replicas(...): allocate the final size with "
+                            "malloc");
+    return false;
+  }
   // Row-pointer arrays have no batched layout (R copies of each row).
   for (auto &v : F.vars)
     if (v->type.isFloatingElem() && v->type.ptrDepth >= 2) {

@@ -681,18 +681,6 @@ public:
     }
   }
 
-  /// `NULL`, `0`, `(void *)0`: the shadow is a null pointer too.
-  static bool isNullPointer(const ExprP &e) {
-    ExprP c = e;
-    while (c && c->kind == Expr::Cast)
-      c = c->ops[0];
-    if (!c)
-      return false;
-    if (c->kind == Expr::IntLit)
-      return c->text == "0";
-    return c->kind == Expr::Opaque && c->ops.empty() &&
-           (c->text == "NULL" || c->text == "((void *)0)");
-  }
 
   bool isAlloc(const ExprP &e, ExprP &call) {
     call = allocationCall(e);
@@ -776,9 +764,20 @@ public:
       // frees its parameter, a copy of the caller's `a`).
       Var *root = aliasRoot(F, t);
       bool freed = rowStore ? freedRows.count(root) : freedInPrimal.count(root);
-      if (isAlloc(s->rhs, call) && freed && deferFree(t))
-        revFree.insert(revFree.begin(),
-                       mkExprStmt(mkCall("free", {s->lhs}, Scalar::Void)));
+      if (isAlloc(s->rhs, call) && freed && deferFree(t)) {
+        if (t->active) { // restored with its shadow
+          revFree.insert(revFree.begin(),
+                         mkExprStmt(mkCall("free", {s->lhs}, Scalar::Void)));
+        } else {
+          // Nothing else restores this pointer: the block itself goes on
+          // the tape, to be freed when the reverse sweep gets here.
+          fwd.push_back(push(s->lhs));
+          revFree.insert(revFree.begin(),
+                         mkExprStmt(mkCall(
+                             "free", {mkCall("mpiad_pop_ptr", {}, Scalar::Void, 1)},
+                             Scalar::Void)));
+        }
+      }
       append(rev, revFree);
       if (s->tapeSet.count(t)) {
         if (t->active)
@@ -840,7 +839,22 @@ public:
     return false;
   }
 
-  bool deferFree(Var *p) { return p->active || p->reverseRead; }
+  /// Is the free of p's memory deferred to the reverse sweep: does its
+  /// alias class carry derivatives, or is it read by the reverse sweep?
+  /// One answer per class, so that the free (through any pointer of the
+  /// class) and the allocations (through any other) agree.
+  std::map<Var *, bool> deferred;
+  bool deferFree(Var *p) {
+    Var *root = aliasRoot(F, p);
+    auto it = deferred.find(root);
+    if (it != deferred.end())
+      return it->second;
+    bool d = false;
+    for (auto &v : F.vars)
+      if (aliasRoot(F, v.get()) == root)
+        d |= v->active || v->reverseRead;
+    return deferred[root] = d;
+  }
 
   Pair exprStmt(const StmtP &s) {
     const ExprP &e = s->rhs;
@@ -3087,6 +3101,15 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
   for (size_t i = 0; i < params.size(); ++i)
     sig += (i ? ", " : "") + params[i];
   sig += ")";
+  std::string globals;
+  for (auto &v : F.vars)
+    if (v->kind == Var::Global && v->active)
+      globals += (globals.empty() ? "" : ", ") + v->userName + " (" +
+                 globalShadow(v->name, "_b") + ")";
+  if (!globals.empty())
+    head << " *   globals:      " << globals << "\n"
+         << " *     adjoints at file scope, zeroed on entry; a global is neither\n"
+         << " *     input nor output (pass it as a parameter to make it one)\n";
   head << " *   " << sig << "\n"
        << " * Adjoints of inputs are accumulated (+=): zero them first.\n */\n";
   std::string body;

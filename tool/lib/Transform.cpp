@@ -226,6 +226,18 @@ ExprP allocationCall(const ExprP &e) {
   return nullptr;
 }
 
+bool isNullPointer(const ExprP &e) {
+  ExprP c = e;
+  while (c && c->kind == Expr::Cast)
+    c = c->ops[0];
+  if (!c)
+    return false;
+  if (c->kind == Expr::IntLit)
+    return c->text == "0";
+  return c->kind == Expr::Opaque && c->ops.empty() &&
+         (c->text == "NULL" || c->text == "((void *)0)");
+}
+
 ExprP bindArgs(const ExprP &e, const std::vector<Var *> &params,
                const std::vector<ExprP> &args) {
   if (e->kind == Expr::VarRef) {

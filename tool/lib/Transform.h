@@ -36,6 +36,8 @@ std::string zeroInit(const Var &v);
 ExprP plusConst(const ExprP &e, long long k);
 /// The malloc/calloc call of an allocation `p = (T *)malloc(...)`, or null.
 ExprP allocationCall(const ExprP &e);
+/// `NULL`, `0`, `(void *)0` (below casts).
+bool isNullPointer(const ExprP &e);
 /// `e`, an expression in a callee's parameters, with the call's arguments in
 /// place of the parameters.
 ExprP bindArgs(const ExprP &e, const std::vector<Var *> &params,

@@ -16,9 +16,13 @@
 // RUN: %mpiad-emit %s -I%S/../Inputs -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
 // GEN: static double grid_b[2][6];
 // GEN: static double total_b;
+// GEN: *   globals:      grid (grid_b), total (total_b)
+// GEN-NEXT: *     adjoints at file scope, zeroed on entry; a global is neither
+// GEN-NEXT: *     input nor output (pass it as a parameter to make it one)
 // GEN: double heat_b(const double *u0, double *u0_b, double kappa, double *kappa_b, int nsteps, MPI_Comm comm, double heat_bar)
 // GEN: memset(grid_b, 0, sizeof grid_b);
 // GEN: static double grid_d[2][6];
+// GEN: *   globals:      grid (grid_d), total (total_d)
 // GEN: double heat_d(
 // GEN: memset(grid_d, 0, sizeof grid_d);
 #include <math.h>
