@@ -3,8 +3,9 @@
  * (github.com/ParRes/Kernels). Written for mpiad; it reproduces that
  * program's idioms, not its text: IN/OUT/WEIGHT index macros, a datatype
  * macro, `for (kk = 0, j = ...; ...)` headers with `buf[kk++] = IN(i, j)`,
- * MAX/MIN in loop bounds, Irecv/Isend/Wait into a request array, and
- * `WEIGHT(0, ii) = WEIGHT(ii, 0) = ...`.
+ * MAX/MIN in loop bounds, Irecv/Isend/Wait into a request array,
+ * `WEIGHT(0, ii) = WEIGHT(ii, 0) = ...`, and the communication buffers from
+ * prk_malloc (posix_memalign) released with prk_free.
  * The only mpiad edit: the pragma before stencil_norm.
  *
  * RUN: %mpiad-cc -c -Dmain=program_main %s -o %t.o
@@ -18,6 +19,17 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* PRK's allocator (common/prk_util.h): aligned storage from posix_memalign. */
+#define PRK_ALIGNMENT 64
+static inline void *prk_malloc(size_t bytes) {
+  void *ptr = NULL;
+  int ret = posix_memalign(&ptr, PRK_ALIGNMENT, bytes);
+  if (ret)
+    ptr = NULL;
+  return ptr;
+}
+static inline void prk_free(void *p) { free(p); }
 
 #define RADIUS 2
 #define DTYPE double
@@ -43,11 +55,11 @@ double stencil_norm(DTYPE *in, DTYPE *out, int n, int iterations, int istart, in
   DTYPE weight[2 * RADIUS + 1][2 * RADIUS + 1];
   MPI_Request request[8];
   MPI_Status status[8];
-  DTYPE *top_buf_out = (DTYPE *)malloc(4 * sizeof(DTYPE) * RADIUS * width);
+  DTYPE *top_buf_out = (DTYPE *)prk_malloc(4 * sizeof(DTYPE) * RADIUS * width);
   DTYPE *top_buf_in = top_buf_out + RADIUS * width;
   DTYPE *bottom_buf_out = top_buf_out + 2 * RADIUS * width;
   DTYPE *bottom_buf_in = top_buf_out + 3 * RADIUS * width;
-  DTYPE *right_buf_out = (DTYPE *)malloc(4 * sizeof(DTYPE) * RADIUS * height);
+  DTYPE *right_buf_out = (DTYPE *)prk_malloc(4 * sizeof(DTYPE) * RADIUS * height);
   DTYPE *right_buf_in = right_buf_out + RADIUS * height;
   DTYPE *left_buf_out = right_buf_out + 2 * RADIUS * height;
   DTYPE *left_buf_in = right_buf_out + 3 * RADIUS * height;
@@ -142,8 +154,8 @@ double stencil_norm(DTYPE *in, DTYPE *out, int n, int iterations, int istart, in
     for (i = MAX(istart, RADIUS); i <= MIN(n - RADIUS - 1, iend); i++)
       local_norm += OUT(i, j) * OUT(i, j);
   MPI_Allreduce(&local_norm, &norm, 1, MPI_DTYPE, MPI_SUM, comm);
-  free(top_buf_out);
-  free(right_buf_out);
+  prk_free(top_buf_out);
+  prk_free(right_buf_out);
   return norm;
 }
 

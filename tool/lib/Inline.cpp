@@ -192,6 +192,29 @@ private:
     return false;
   }
 
+  /// Does cf free memory its caller passed (`free(p)` of a pointer
+  /// parameter or a local copy of one: PRK's prk_free)?  Inlined, the free
+  /// is the caller's, which the reverse sweep defers until the memory is
+  /// no longer read; left a call, it would free memory the caller's
+  /// reverse sweep still reads.
+  static bool freesParameter(const Function &cf) {
+    std::set<const Var *> params(cf.params.begin(), cf.params.end());
+    bool frees = false;
+    walk(const_cast<Block &>(cf.body), [&](Stmt &st, const WalkCtx &) {
+      if ((st.kind == Stmt::Decl && st.rhs && st.var->type.ptrDepth > 0) ||
+          (st.kind == Stmt::Assign && st.lhs->kind == Expr::VarRef &&
+           st.lhs->ptrDepth > 0))
+        if (Var *b = baseVar(st.rhs))
+          if (params.count(b))
+            params.insert(st.kind == Stmt::Decl ? st.var : st.lhs->var);
+      if (st.kind == Stmt::ExprStmt && st.rhs->kind == Expr::Call &&
+          st.rhs->text == "free" && st.rhs->ops.size() == 1)
+        if (Var *b = baseVar(st.rhs->ops[0]))
+          frees |= params.count(b) > 0;
+    });
+    return frees;
+  }
+
   bool pointerArgument(const Stmt &s) const {
     if (!pointerCalls)
       return false;
@@ -463,7 +486,7 @@ private:
       return false;
     bool structs = structArgument(*s);
     bool globals = !floatingGlobalOf(*cf).empty();
-    bool rows = rowArrays(*s, cf);
+    bool rows = rowArrays(*s, cf) || freesParameter(*cf);
     bool other = !structsOnly && (communicates(cf) || overlapping(*s, cf) ||
                                   pointerArgument(*s));
     if (!structs && !other && !globals && !rows)
@@ -500,6 +523,20 @@ private:
       }
     if (structArgs.empty() && !other && !globals && !rows)
       return false; // stays a call: reported as a struct used whole
+    // A function that frees what it is passed (`prk_free(w)`): a pointer
+    // parameter it never assigns is the caller's variable itself, so that
+    // `free(p)` becomes `free(w)`, deferred (and its shadow's free with it).
+    if (freesParameter(*cf))
+      for (size_t k = 0; k < body->params.size(); ++k) {
+        Var *pp = body->params[k];
+        ExprP a = call->ops[k];
+        while (a->kind == Expr::Cast)
+          a = a->ops[0];
+        if (pp->type.ptrDepth > 0 && !structArgs.count(pp) &&
+            a->kind == Expr::VarRef && a->var->type.ptrDepth > 0 &&
+            assignsNorTakesAddress(*body, pp))
+          structArgs[pp] = a->var;
+      }
 
     Block inl, copyBack;
     inl.push_back(mkComment("inlined: " + printExpr(call)));
