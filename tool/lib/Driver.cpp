@@ -565,7 +565,8 @@ std::string tempName(const Options &o, const char *prefix, const char *ext) {
 /// The names of mpiad's own warnings (docs/errors.md).
 bool knownWarning(const std::string &name) {
   return name == "unused-checkpoint" || name == "restored-output" ||
-         name == "cuda-serial" || name == "unused-return";
+         name == "cuda-serial" || name == "unused-return" ||
+         name == "varying-return";
 }
 
 /// Captures a command's standard output (--showme asks mpicc).

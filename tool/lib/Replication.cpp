@@ -26,6 +26,7 @@
 #include "Analysis.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace mpiad {
 
@@ -370,9 +371,83 @@ private:
   bool webVarying(int web, const std::vector<char> &varying) {
     return varying[find(web)];
   }
+
+  /// A returned value that varies only because rank-varying control decides
+  /// where a collective's result is assigned (an Allreduce result returned
+  /// under `if (s > tol)` with s this rank's): under semantics(global) the
+  /// objective is its sum over the ranks, P times what every rank returns
+  /// if they all return the same, which is rarely what was meant.  Said as
+  /// a warning at the condition.
+  template <class CondVarying>
+  void warnControlOnlyReturn(int exitRet, const std::vector<char> &varying,
+                             const CondVarying &condVarying, Diag &diag) {
+    if (exitRet < 0 || !f.retVar || !f.retVar->active || !req.topLevel ||
+        req.perRank || !varying[find(exitRet)])
+      return;
+    std::map<int, bool> memo;
+    clang::SourceLocation where;
+    bool whereIsIf = false;
+    bool collectiveUnder = false; // a reduced value assigned under it
+    std::function<bool(int)> controlOnly = [&](int w) -> bool {
+      w = find(w);
+      if (!varying[w])
+        return true;
+      auto it = memo.find(w);
+      if (it != memo.end())
+        return it->second;
+      memo[w] = false; // a cycle: not shown
+      bool ok = true;
+      for (size_t d = 0; d < defs.size() && ok; ++d) {
+        if (find((int)d) != w)
+          continue;
+        const Def &df = defs[d];
+        if (!df.s) {
+          // On entry: a local holds nothing yet; an input or a global may
+          // vary by itself.
+          if (df.v->kind != Var::Local && df.v->kind != Var::Synthetic)
+            ok = false;
+          continue;
+        }
+        // The innermost such condition, an `if` rather than a loop's.
+        for (auto it = df.control.rbegin(); it != df.control.rend(); ++it)
+          if ((*it)->loc.isValid() && condVarying(*it)) {
+            bool isIf = (*it)->kind == Stmt::If;
+            if (!where.isValid() || (isIf && !whereIsIf)) {
+              where = (*it)->loc;
+              whereIsIf = isIf;
+            }
+          }
+        if (df.e.commResult) {
+          ok = std::string(df.e.commResult) != "varying" &&
+               overReference(*df.s);
+          for (const Stmt *c : df.control)
+            collectiveUnder |= ok && condVarying(c);
+          continue;
+        }
+        std::set<Var *> reads = df.e.reads;
+        reads.insert(df.e.data.begin(), df.e.data.end());
+        for (Var *r : reads)
+          if (useAt.count({df.s, r}))
+            for (int u : useAt[{df.s, r}])
+              ok = ok && controlOnly(u);
+      }
+      return memo[find(w)] = ok;
+    };
+    // Only where a collective's result (equal on all ranks) is chosen by
+    // the varying condition: a per-rank choice between replicated values
+    // (`v = a; if (mode) v = a * a;` with mode varying) is the sum meant.
+    if (controlOnly(exitRet) && collectiveUnder && where.isValid())
+      diag.warning(where, "varying-return",
+                   "the value '" + f.name + "' returns counts as varying "
+                   "over the ranks only because this condition, which "
+                   "varies, decides where it is assigned; the objective is "
+                   "then its sum over the ranks (P times the value if all "
+                   "return the same); if they do, make the condition equal "
+                   "on all ranks (test a value reduced over them)");
+  }
 };
 
-std::shared_ptr<ReplicationResult> Replication::run(Diag &) {
+std::shared_ptr<ReplicationResult> Replication::run(Diag &diag) {
   findCommCopies();
   for (Var *p : f.params)
     entry[p] = scalar(p) ? newDef(p, nullptr) : whole(p);
@@ -461,6 +536,8 @@ std::shared_ptr<ReplicationResult> Replication::run(Diag &) {
         changed |= mark((int)d);
     }
   }
+
+  warnControlOnlyReturn(exitRet, varying, condVarying, diag);
 
   // Adjoint forms.
   std::vector<char> partial(n, 0);
