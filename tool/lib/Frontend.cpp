@@ -2704,6 +2704,34 @@ bool Lowering::run() {
   // the caller sees, but the generated code assigns mpiad_ret.
   F.ret = convertType(fd->getReturnType().getUnqualifiedType(), fe.ctx_);
   F.loc = fd->getLocation();
+  // The generated code keeps the value in mpiad_ret and assigns it: a
+  // struct with a const field cannot be assigned.
+  {
+    std::function<std::string(QualType)> constField =
+        [&](QualType t) -> std::string {
+      const auto *rd = t->getAsRecordDecl();
+      if (!rd)
+        return "";
+      for (const FieldDecl *f : rd->fields()) {
+        if (f->getType().isConstQualified())
+          return f->getNameAsString();
+        std::string in = constField(f->getType());
+        if (!in.empty())
+          return in;
+      }
+      return "";
+    };
+    std::string cf = constField(fd->getReturnType());
+    if (!cf.empty()) {
+      error(fd->getLocation(),
+            "'" + fd->getNameAsString() + "' returns a struct with a const "
+            "field ('" + cf + "'): the generated code keeps the returned "
+            "value in a variable and assigns it, which such a struct "
+            "forbids; drop the const, or return the struct through a "
+            "pointer parameter");
+      return false;
+    }
+  }
   F.isVariadic = fd->isVariadic();
   for (const ParmVarDecl *p : fd->parameters()) {
     if (p->getName().empty()) {
