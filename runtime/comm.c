@@ -5,6 +5,7 @@
 #include "mpiad.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 const char *mpiad_result_string(mpiad_result_t r) {
@@ -55,6 +56,47 @@ int mpiad_counts_extent(const int *counts, const int *displs, MPI_Comm comm) {
 int mpiad_count_of_rank(const int *counts, MPI_Comm comm) {
   int rank = mpiad_comm_rank(comm);
   return rank >= 0 ? counts[rank] : 0;
+}
+
+/* Batched replicas: the scaled copies of a v collective's count and
+ * displacement arrays.  One slot per array of a call (at most four:
+ * MPI_Alltoallv), reused by the next call; these collectives are blocking, so
+ * a copy is needed only while its call runs. */
+#define MPIAD_REPLICA_SLOTS 4
+static int *replica_slot[MPIAD_REPLICA_SLOTS];
+static int replica_cap[MPIAD_REPLICA_SLOTS];
+
+static void replica_counts_fail(const char *what) {
+  fprintf(stderr, "mpiad: batched replicas: %s\n", what);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+const int *mpiad_replica_counts(int slot, const int *a, int R, MPI_Comm comm,
+                                int per, int root) {
+  if (!a || R == 1)
+    return a;
+  if (root >= 0 && mpiad_comm_rank(comm) != root)
+    return a; /* not read on this rank: may be anything */
+  if (slot < 0 || slot >= MPIAD_REPLICA_SLOTS || R < 1)
+    replica_counts_fail("bad slot or replica count (internal error)");
+  int n = per == MPIAD_PER_SOURCE ? mpiad_neighbor_indegree(comm)
+          : per == MPIAD_PER_DESTINATION ? mpiad_neighbor_outdegree(comm)
+                                         : mpiad_comm_size(comm);
+  if (n > replica_cap[slot]) {
+    int *p = realloc(replica_slot[slot], (size_t)n * sizeof *p);
+    if (!p)
+      replica_counts_fail("out of memory scaling a count array");
+    replica_slot[slot] = p;
+    replica_cap[slot] = n;
+  }
+  for (int q = 0; q < n; q++) {
+    if (a[q] > INT_MAX / R || a[q] < INT_MIN / R)
+      replica_counts_fail("a count or displacement times the number of "
+                          "replicas does not fit in an int");
+    replica_slot[slot][q] = a[q] * R;
+  }
+  return replica_slot[slot];
 }
 
 /* One segment of an open batch. */

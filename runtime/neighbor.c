@@ -147,6 +147,14 @@ int mpiad_neighbor_indegree(MPI_Comm comm) {
   return in;
 }
 
+int mpiad_neighbor_outdegree(MPI_Comm comm) {
+  int in = 0, out = 0;
+  MPI_Comm a;
+  if (topology(comm, &in, &out, &a) != MPIAD_SUCCESS)
+    return 0;
+  return out;
+}
+
 int mpiad_neighbor_counts_extent(const int *counts, const int *displs,
                                  MPI_Comm comm) {
   int n = mpiad_neighbor_indegree(comm), end = 0;
@@ -160,7 +168,7 @@ int mpiad_neighbor_counts_extent(const int *counts, const int *displs,
  * rcounts back to the sources; G (packed, gcounts per destination, zeroed
  * first) receives what the destinations send back. */
 static mpiad_result_t exchange(const void *recv_b, const int *rcounts,
-                               const int *rdispls, int indeg, void *G,
+                               const int *rdispls, void *G,
                                const int *gcounts, const int *gdispls,
                                size_t gtotal, MPI_Datatype t, size_t esz,
                                MPI_Comm adjoint, void *zeros, size_t rext) {
@@ -170,7 +178,6 @@ static mpiad_result_t exchange(const void *recv_b, const int *rcounts,
     zero(zeros, 0, rext, esz);
     src = zeros;
   }
-  (void)indeg;
   MPIAD_CHECK_MPI(MPI_Neighbor_alltoallv(src, rcounts, rdispls, t, G, gcounts,
                                          gdispls, t, adjoint));
   return MPIAD_SUCCESS;
@@ -237,7 +244,7 @@ static mpiad_result_t neighbor_rev(void *send_b, const int *scounts,
   int *src = malloc((size_t)(indeg + 1) * sizeof *src);
   mpiad_result_t r = src ? sources_of(comm, indeg, src) : MPIAD_ERR_NOMEM;
   if (r == MPIAD_SUCCESS)
-    r = exchange(recv_b, rcounts, rdispls, indeg, G, scounts, gd, gtotal, t,
+    r = exchange(recv_b, rcounts, rdispls, G, scounts, gd, gtotal, t,
                  esz, adjoint, zeros, rext);
   if (r == MPIAD_SUCCESS) {
     /* a block received from MPI_PROC_NULL kept its value: its adjoint

@@ -422,6 +422,23 @@ int mpiad_count_of_rank(const int *counts, MPI_Comm comm);
 int mpiad_neighbor_indegree(MPI_Comm comm);
 int mpiad_neighbor_counts_extent(const int *counts, const int *displs,
                                  MPI_Comm comm);
+/** The number of destinations of this process in comm's topology. */
+int mpiad_neighbor_outdegree(MPI_Comm comm);
+
+/** Batched replicas (`replicas(...)`, F_bv and F_dv): a v collective's count
+ *  or displacement array `a` with every entry multiplied by R, since every
+ *  element of the batched buffers carries R replicas.  `per` says how many
+ *  entries it has: MPIAD_PER_RANK (the size of comm), MPIAD_PER_SOURCE or
+ *  MPIAD_PER_DESTINATION (the in- or out-degree of comm's topology).  With
+ *  root >= 0, only that rank reads the array, and the others get `a` back as
+ *  it is.  The result lives in static storage, slot `slot` (0 to 3, one per
+ *  array of a call), until the next call with the same slot.  A count times
+ *  R that does not fit in an int stops the program with a message. */
+#define MPIAD_PER_RANK 0
+#define MPIAD_PER_SOURCE 1
+#define MPIAD_PER_DESTINATION 2
+const int *mpiad_replica_counts(int slot, const int *a, int R, MPI_Comm comm,
+                                int per, int root);
 
 /** A batch fuses several "sum partial adjoints over ranks" into one
  *  MPI_Allreduce.  Usage:

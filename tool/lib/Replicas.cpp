@@ -50,7 +50,8 @@
 // What cannot be batched exactly is a located error that says what to
 // write: communication under a per-replica condition, a pointer chosen by
 // per-replica data, a per-replica array passed to an external function,
-// multi-dimensional per-replica arrays, the v-variants' count arrays.
+// multi-dimensional per-replica arrays.  The v collectives' count and
+// displacement arrays are scaled by R at run time (scalePerRankArrays).
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
@@ -693,14 +694,55 @@ private:
     if (!any)
       return;
     for (int c : counts) {
+      if (!rule->args[c].perRank.empty())
+        continue; // an array of counts: scaled below
       ExprP &e = s.comm.args[c];
       if (e->ptrDepth > 0) {
         fail(s.loc, "'" + s.comm.name +
-                        "' takes arrays of counts; in a function with "
-                        "replicas(...) use the collective without the 'v'");
+                        "' takes arrays of counts that its rule does not "
+                        "describe (no 'perrank' in rules/mpi.rules), so they "
+                        "cannot be scaled to carry every replica; in a "
+                        "function with replicas(...) use MPI_Alltoallv");
         return;
       }
       e = isOneLiteral(e) ? mkVar(Rv) : mkBinary("*", mkVar(Rv), e);
+    }
+    scalePerRankArrays(s);
+  }
+
+  /// The count and displacement arrays of a v collective (`perrank` in the
+  /// rules) are passed with every entry multiplied by R, by the runtime
+  /// (`mpiad_replica_counts`, one static slot per array of the call): block
+  /// q of a batched buffer starts at element displs[q] * R and holds
+  /// counts[q] * R elements, every replica of each of its elements.
+  void scalePerRankArrays(Stmt &s) {
+    const CommRule *rule = s.comm.rule;
+    int slot = 0;
+    int commArg = -1;
+    for (size_t k = 0; k < rule->args.size(); ++k)
+      if (rule->args[k].role == CommArg::Comm)
+        commArg = (int)k;
+    for (size_t k = 0; k < rule->args.size() && k < s.comm.args.size(); ++k) {
+      const CommArg &a = rule->args[k];
+      if (a.perRank.empty())
+        continue;
+      ExprP root = mkInt(-1);
+      int ri = a.perRankRoot.empty() ? -1 : rule->argIndex(a.perRankRoot);
+      if (ri >= 0 && ri < (int)s.comm.args.size())
+        root = s.comm.args[ri];
+      const char *per = a.perRank == "sources"        ? "MPIAD_PER_SOURCE"
+                        : a.perRank == "destinations" ? "MPIAD_PER_DESTINATION"
+                                                      : "MPIAD_PER_RANK";
+      if (commArg < 0 || commArg >= (int)s.comm.args.size() || slot >= 4) {
+        fail(s.loc, "'" + s.comm.name + "': its rule describes more than four "
+                    "count arrays or no communicator (rules/mpi.rules)");
+        return;
+      }
+      ExprP &e = s.comm.args[k];
+      e = mkCall("mpiad_replica_counts",
+                 {mkInt(slot++), e, mkVar(Rv), s.comm.args[commArg],
+                  mkOpaque(per, {}, Scalar::Int), root},
+                 Scalar::Int, 1);
     }
   }
 

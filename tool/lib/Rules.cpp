@@ -518,6 +518,22 @@ bool RuleSet::loadFile(const std::string &path) {
         continue;
       }
       a->extent = e;
+    } else if (kw == "perrank") {
+      // `perrank ARG size|sources|destinations [root ROOT]`
+      bool shape = words.size() == 2 || (words.size() == 4 && words[2] == "root");
+      if (!shape || (words[1] != "size" && words[1] != "sources" &&
+                     words[1] != "destinations")) {
+        report(path, lineNo, restCol,
+               "expected 'perrank NAME size|sources|destinations [root "
+               "ROOT]'");
+        ok = false;
+        continue;
+      }
+      CommArg *a = needArg(words[0]);
+      if (!a || (words.size() == 4 && !needArg(words[3])))
+        continue;
+      a->perRank = words[1];
+      a->perRankRoot = words.size() == 4 ? words[3] : "";
     } else if (kw == "status") {
       // `status ARG [COUNT]`: ARG points to one MPI_Status (COUNT of them)
       // that the call fills.  The program may read it after the call, so it

@@ -45,6 +45,12 @@ struct CommArg {
   // elements of DATATYPE on every rank, which length inference may use.
   // Not so for a gather's receive buffer (COUNT per rank) or the v-variants.
   bool exactCount = false;
+  /// `perrank ARG size|sources|destinations [root ROOT]`: ARG is an int
+  /// array with one entry per rank of the communicator (or per source or
+  /// destination of its topology), counts or displacements in elements of
+  /// the buffer's datatype; with `root`, read only on rank ROOT.  Batched
+  /// replicas (Replicas.cpp) scale these entries by R.
+  std::string perRank, perRankRoot;
 };
 
 /// One step of an adjoint: a builtin (`allreduce(recvbuf)`,

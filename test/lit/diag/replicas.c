@@ -44,15 +44,14 @@ double e(const double *w, MPI_Comm comm) {
   return g * w[1];
 }
 
-// CHECK: replicas.c:[[@LINE+5]]:3: error: replicas: 'MPI_Allgatherv' takes arrays of counts; in a function with replicas(...) use the collective without the 'v'
+// MPI_Alltoallw's counts go with a datatype per peer: not batched.
+// CHECK: replicas.c:[[@LINE+5]]:3: error: replicas: 'MPI_Alltoallw' takes arrays of counts that its rule does not describe (no 'perrank' in rules/mpi.rules), so they cannot be scaled to carry every replica; in a function with replicas(...) use MPI_Alltoallv
 #pragma mpiad differentiate wrt(w) varying(w) replicas(w[2])
-double f(const double *w, const int *counts, const int *displs, MPI_Comm comm) {
-  double s = w[0] * w[1];
-  double *all = malloc(64 * sizeof(double));
-  MPI_Allgatherv(&s, 1, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, comm);
-  double r0 = all[0];
-  free(all);
-  return r0;
+double f(const double *w, const int *counts, const int *displs,
+         const MPI_Datatype *types, MPI_Comm comm) {
+  double s[2] = {w[0] * w[1], w[1]}, r[2];
+  MPI_Alltoallw(s, counts, displs, types, r, counts, displs, types, comm);
+  return r[0];
 }
 
 // The status of a message that carries every replica counts all of them.
