@@ -16,6 +16,13 @@
 // (Reverse.cpp, ReverseGen::recomputed): two loads and a subtraction
 // instead of a push and a pop, and no tape.
 //
+// A floating local recomputed so can be read by the next one
+// (`double d = u[c] - v[c]; double e = d * d;`), and a branch on such
+// values is taken again by the reverse sweep instead of being recorded
+// (Reverse.cpp, stableOrAgain).  A reduction loop is not recomputed: on the
+// logistic loss, computing z again (16 dependent multiply-adds per sample)
+// cost more than the 8 bytes of tape per sample it saved.
+//
 // This file decides when that is valid.  The reverse of a statement s runs
 // after the reverses of everything that follows s in the forward sweep,
 // and the reverse sweep changes a variable only at the reverse of a
@@ -95,7 +102,8 @@ bool FinalValues::cheap(const Stmt *s, const ExprP &e,
   case Expr::FloatLit:
     return true;
   case Expr::VarRef:
-    if (e->var->type.isIntScalar())
+    // intOk also accepts the locals recomputed before (Reverse.cpp).
+    if (e->var->type.isIntScalar() || intOk(e))
       return intOk(e);
     return e->var->type.isFloatingScalar() && unchangedFrom(s, e->var);
   case Expr::Index:

@@ -321,6 +321,18 @@ public:
                                     lv->type, lv->ptrDepth));
   }
 
+  /// Every variable of e is stable or recomputed before (againBefore).
+  bool stableOrAgain(const ExprP &e) {
+    if (againBefore.empty())
+      return false;
+    std::set<Var *> vs;
+    collectVars(e, vs);
+    for (Var *v : vs)
+      if (!isStable(v) && !againBefore.count(v))
+        return false;
+    return true;
+  }
+
   bool stableExpr(const ExprP &e) {
     std::set<Var *> vs;
     collectVars(e, vs);
@@ -349,13 +361,30 @@ public:
     Block redo;
     if (&b == parallelBody)
       redo = privateRecompute(b);
-    for (const StmtP &s : b) {
+    std::set<Var *> outerAgain = againBefore;
+    std::map<Var *, size_t> lastAssign;
+    std::set<Var *> restoredFirst;
+    if (&b != &F.body)
+      restoredLocals(b, restoredFirst, lastAssign);
+    for (size_t k = 0; k < b.size(); ++k) {
+      const StmtP &s = b[k];
+      std::set<Var *> saved = againBefore;
+      for (Var *v : restoredFirst)
+        if (lastAssign[v] < k)
+          againBefore.insert(v);
       Pair p = stmt(s);
+      againBefore = saved;
+      for (const StmtP &a : again)
+        if (a == s && a->kind == Stmt::Assign &&
+            a->lhs->var->type.isFloatingScalar() &&
+            a->lhs->var->assignCount == 1)
+          againBefore.insert(a->lhs->var);
       if (keepTopLevel && &b == &F.body)
         topLevel.push_back(p);
       append(out.first, p.first);
       revs.push_back(std::move(p.second));
     }
+    againBefore = outerAgain;
     append(out.second, redo);
     for (const StmtP &s : again)
       out.second.push_back(mkAssign(s->lhs, "=", s->rhs));
@@ -390,7 +419,8 @@ public:
       }
       return recomputable(e);
     };
-    for (const StmtP &s : b) {
+    for (size_t k = 0; k < b.size(); ++k) {
+      const StmtP &s = b[k];
       if (s->kind == Stmt::Decl && !s->rhs) {
         declared.insert(s->var);
         continue;
@@ -417,6 +447,44 @@ public:
       }
     }
     return out;
+  }
+
+  /// Variables that hold, when the reverse of the statement being
+  /// differentiated runs, the values they had when it ran forward, though
+  /// they are not stable: floating locals recomputed at the top of the
+  /// reverse of an enclosing block and assigned before the statement, and
+  /// locals that the tape restores (restoredLocals) and that nothing assigns
+  /// from the statement on.  A branch on them is taken again in the reverse
+  /// sweep instead of being recorded.
+  std::set<Var *> againBefore;
+
+  /// The locals declared in block b (not the function body) whose first
+  /// assignment in b is a statement of b itself that records them (the old
+  /// value is pushed and restored after its reverse), and the index of the
+  /// last statement of b that assigns each.  Such a local v holds, at the
+  /// top of each reverse of b, its final value of that pass through b: the
+  /// reverse of the following pass restored it, and at the end of the
+  /// forward sweep it holds the last pass's.  So from after its last
+  /// assignment on, v holds what the forward pass saw (the logistic loss's
+  /// `m`, recorded anyway, decides its branch again: no flag).
+  void restoredLocals(const Block &b, std::set<Var *> &out,
+                      std::map<Var *, size_t> &last) {
+    std::set<Var *> declared, assigned;
+    for (size_t k = 0; k < b.size(); ++k) {
+      const StmtP &s = b[k];
+      if (s->kind == Stmt::Decl && !s->rhs) {
+        declared.insert(s->var);
+        continue;
+      }
+      if (s->kind == Stmt::Assign && s->op == "=" && s->lhs &&
+          s->lhs->kind == Expr::VarRef && declared.count(s->lhs->var) &&
+          !assigned.count(s->lhs->var) && s->tapeSet.count(s->lhs->var))
+        out.insert(s->lhs->var);
+      for (Var *v : assignedIn(Block{s}, M.fe_)) {
+        assigned.insert(v);
+        last[v] = k;
+      }
+    }
   }
 
   /// On the CUDA target the body of a parallel loop is a kernel, which
@@ -1006,7 +1074,13 @@ public:
     }
     if (!dry)
       usedCallees.push_back(names->key);
-    ExprP fcall = mkCall(names->fwd, call->ops, call->type, call->ptrDepth);
+    std::vector<ExprP> fargs;
+    for (size_t k = 0; k < call->ops.size(); ++k) {
+      fargs.push_back(call->ops[k]);
+      if (k < names->fwdShadows.size() && names->fwdShadows[k])
+        fargs.push_back(sh(call->ops[k]));
+    }
+    ExprP fcall = mkCall(names->fwd, fargs, call->type, call->ptrDepth);
     if (recorded) {
       // The tape is LIFO: the callee's forward pushes its records first,
       // the old value of the target is pushed at the store, after them.
@@ -1125,7 +1199,7 @@ public:
     Block fwd, rev;
     if (a.second.empty() && b.second.empty())
       return {{mkIf(s->cond, a.first, b.first)}, {}};
-    if (stableExpr(s->cond) ||
+    if (stableExpr(s->cond) || stableOrAgain(s->cond) ||
         (!kernelStable.empty() && stableInKernel(s->cond))) {
       fwd.push_back(mkIf(s->cond, a.first, b.first));
       rev.push_back(mkIf(s->cond, a.second, b.second));
@@ -2142,6 +2216,21 @@ void Module::nameVariables(Function &F) {
   }
 }
 
+std::string Module::globalsComment(const Function &F,
+                                   const std::string &suffix,
+                                   const std::string &what) {
+  std::string globals;
+  for (auto &v : F.vars)
+    if (v->kind == Var::Global && v->active)
+      globals += (globals.empty() ? "" : ", ") + v->userName + " (" +
+                 globalShadow(v->name, suffix) + ")";
+  if (globals.empty())
+    return "";
+  return " *   globals:      " + globals + "\n *     " + what +
+         " at file scope, zeroed on entry; a global is neither\n"
+         " *     input nor output (pass it as a parameter to make it one)\n";
+}
+
 std::string Module::globalShadow(const std::string &global,
                                  const std::string &suffix) {
   auto it = globalShadows_.find(global + suffix);
@@ -3101,15 +3190,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
   for (size_t i = 0; i < params.size(); ++i)
     sig += (i ? ", " : "") + params[i];
   sig += ")";
-  std::string globals;
-  for (auto &v : F.vars)
-    if (v->kind == Var::Global && v->active)
-      globals += (globals.empty() ? "" : ", ") + v->userName + " (" +
-                 globalShadow(v->name, "_b") + ")";
-  if (!globals.empty())
-    head << " *   globals:      " << globals << "\n"
-         << " *     adjoints at file scope, zeroed on entry; a global is neither\n"
-         << " *     input nor output (pass it as a parameter to make it one)\n";
+  head << globalsComment(F, "_b", "adjoints");
   head << " *   " << sig << "\n"
        << " * Adjoints of inputs are accumulated (+=): zero them first.\n */\n";
   std::string body;
@@ -3421,6 +3502,22 @@ const Module::CalleeNames *Module::callee(const std::string &name,
   referenced(sweeps.first, used);
   referenced(pushLive, used);
   declaredIn(sweeps.first, inl);
+  // A pointer parameter's shadow that the forward sweep reads (to set a
+  // local pointer's shadow) is a parameter of the forward helper too.
+  std::vector<bool> &fwdShadows = callees_[key].fwdShadows;
+  fwdShadows.assign(F.params.size(), false);
+  for (size_t k = 0, at = 0; k < F.params.size(); ++k, ++at) {
+    Var *p = F.params[k];
+    if (!mask[k] || !p->type.isFloatingElem() || p->type.ptrDepth == 0 ||
+        !used.count(G.shadow(p)))
+      continue;
+    fwdShadows[k] = true;
+    Var tmp = *G.shadow(p);
+    if (tmp.type.base.rfind("const ", 0) == 0)
+      tmp.type.base = tmp.type.base.substr(6);
+    fparams.insert(fparams.begin() + at + 1, printDecl(tmp));
+    ++at;
+  }
   std::string fbody, rbody;
   auto declare = [&](const std::set<Var *> &use, const std::set<Var *> &inl,
                      bool rev, std::string &out) {

@@ -84,6 +84,10 @@ public:
     std::string fwd, rev;
     /// Per parameter: does the reverse helper read the data it points to?
     std::vector<bool> readsData;
+    /// Per parameter: does the forward helper take its shadow too (after
+    /// it)?  So it does when its forward sweep sets a local pointer's shadow
+    /// from the parameter's (`q = b + 1; q_b = b_b + 1;`).
+    std::vector<bool> fwdShadows;
     std::string text;              // the C source of both helpers
     std::vector<std::string> uses; // keys of the helpers they call
     bool emitted = false;
@@ -111,6 +115,11 @@ public:
   /// the global `global`: `u_b`, the same in every generated function.
   std::string globalShadow(const std::string &global,
                            const std::string &suffix);
+  /// The lines of a generated function's header comment that list the
+  /// active globals of F and their shadows ("adjoints" or "tangents"), or
+  /// "" when there are none.
+  std::string globalsComment(const Function &F, const std::string &suffix,
+                             const std::string &what);
   /// A variable of F for that shadow (kind Global, the global's type);
   /// `report`: a local of F with its name is an error.
   Var *globalShadowVar(Function &F, Var *g, const std::string &suffix,
