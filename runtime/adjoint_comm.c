@@ -1072,15 +1072,11 @@ mpiad_result_t mpiad_exscan_rev(void *send_b, void *recv_b, int count,
  * of t, t maybe derived) in x; *lay: its layout (NULL: contiguous). */
 static int p2p_describe(MPI_Datatype t, int count, mpiad_xfer *x,
                         mpiad_impl_layout **lay) {
-  if (count < 0 || !mpiad_impl_type_layout(t, &x->kind, &x->esz, lay))
+  if (mpiad_impl_p2p_layout(t, count, INT_MAX, &x->kind, &x->esz, lay,
+                            &x->type, &x->count) != MPIAD_P2P_OK)
     return 0;
-  size_t n = mpiad_impl_layout_elems(*lay, count);
-  if (n > INT_MAX)
-    return 0;
-  x->type = mpiad_impl_layout_base(*lay, t);
   x->utype = t;
   x->derived = *lay != NULL;
-  x->count = (int)n;
   return 1;
 }
 

@@ -105,6 +105,16 @@ MPI_Datatype mpiad_impl_layout_base(const mpiad_impl_layout *l,
                                     MPI_Datatype t);
 /* Basic elements in `count` items. */
 size_t mpiad_impl_layout_elems(const mpiad_impl_layout *l, int count);
+
+/* A point-to-point buffer of `count` items of t: its kind, element size,
+ * layout (NULL: contiguous), basic type and number of basic elements, at most
+ * max_elems.  Returns MPIAD_P2P_OK, or why not: t is not MPI_DOUBLE,
+ * MPI_FLOAT or a derived type made of one of them, count is negative, or the
+ * elements are too many. */
+enum { MPIAD_P2P_OK, MPIAD_P2P_BAD_TYPE, MPIAD_P2P_BAD_COUNT, MPIAD_P2P_TOO_LARGE };
+int mpiad_impl_p2p_layout(MPI_Datatype t, int count, size_t max_elems,
+                          int *kind, size_t *esz, mpiad_impl_layout **lay,
+                          MPI_Datatype *base, int *n);
 /* The first m elements of buf through l (NULL: contiguous): copied to or
  * from a contiguous array, accumulated into, zeroed.  A NULL buf (a buffer
  * without derivatives) is left alone. */

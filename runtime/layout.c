@@ -295,6 +295,21 @@ size_t mpiad_impl_layout_elems(const mpiad_impl_layout *l, int count) {
   return (size_t)count * (l ? l->n1 : 1);
 }
 
+int mpiad_impl_p2p_layout(MPI_Datatype t, int count, size_t max_elems,
+                          int *kind, size_t *esz, mpiad_impl_layout **lay,
+                          MPI_Datatype *base, int *n) {
+  if (!mpiad_impl_type_layout(t, kind, esz, lay))
+    return MPIAD_P2P_BAD_TYPE;
+  if (count < 0)
+    return MPIAD_P2P_BAD_COUNT;
+  size_t m = mpiad_impl_layout_elems(*lay, count);
+  if (m > max_elems)
+    return MPIAD_P2P_TOO_LARGE;
+  *base = mpiad_impl_layout_base(*lay, t);
+  *n = (int)m;
+  return MPIAD_P2P_OK;
+}
+
 /* Element k's offset, in elements, from the buffer's start. */
 static ptrdiff_t pos(const mpiad_impl_layout *l, size_t k) {
   return (ptrdiff_t)(k / l->n1) * l->ext + l->off[k % l->n1];

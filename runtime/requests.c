@@ -30,7 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void mpiad_impl_fatal(const char *where, const char *fmt, ...) {
+_Noreturn void mpiad_impl_fatal(const char *where, const char *fmt, ...) {
   int initialized = 0, finalized = 0;
   va_list ap;
   va_start(ap, fmt);
@@ -452,18 +452,18 @@ static void need_type(MPI_Datatype t, int count, int *kind, size_t *esz,
 static void need_p2p_type(MPI_Datatype t, int count, mpiad_xfer *x,
                           const char *where) {
   mpiad_impl_layout *l;
-  if (!mpiad_impl_type_layout(t, &x->kind, &x->esz, &l))
+  switch (mpiad_impl_p2p_layout(t, count, INT_MAX / 2, &x->kind, &x->esz, &l,
+                                &x->type, &x->count)) {
+  case MPIAD_P2P_BAD_TYPE:
     FATAL(where, "only MPI_DOUBLE and MPI_FLOAT buffers (or derived datatypes "
                  "made of one of them) carry derivatives");
-  if (count < 0)
+  case MPIAD_P2P_BAD_COUNT:
     FATAL(where, "negative count %d", count);
-  size_t n = mpiad_impl_layout_elems(l, count);
-  if (n > INT_MAX / 2)
+  case MPIAD_P2P_TOO_LARGE:
     FATAL(where, "count %d too large", count);
-  x->type = mpiad_impl_layout_base(l, t);
+  }
   x->utype = t;
   x->derived = l != NULL;
-  x->count = (int)n;
   x->lay = l;
   mpiad_impl_layout_hold(l);
 }

@@ -70,7 +70,7 @@ typedef struct {
 } mpiad_xfer;
 
 /* Aborts the program with "mpiad: <where>: <message>". */
-void mpiad_impl_fatal(const char *where, const char *fmt, ...);
+_Noreturn void mpiad_impl_fatal(const char *where, const char *fmt, ...);
 
 /* --- forward sweep -------------------------------------------------------- */
 

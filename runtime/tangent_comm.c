@@ -187,14 +187,10 @@ typedef struct {
 
 static int p2p_type_of(MPI_Datatype t, int count, const void *buf,
                        p2p_type *p) {
-  if (count < 0 || !mpiad_impl_type_layout(t, &p->kind, &p->esz, &p->lay))
+  if (mpiad_impl_p2p_layout(t, count, INT_MAX / 2, &p->kind, &p->esz, &p->lay,
+                            &p->base, &p->n) != MPIAD_P2P_OK)
     return 0;
-  size_t n = mpiad_impl_layout_elems(p->lay, count);
-  if (n > INT_MAX / 2 || (n > 0 && !buf))
-    return 0;
-  p->base = mpiad_impl_layout_base(p->lay, t);
-  p->n = (int)n;
-  return 1;
+  return p->n == 0 || buf != NULL;
 }
 
 /* Packs [buf | buf_d] (n elements each through the layout; buf_d NULL:

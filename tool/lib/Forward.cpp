@@ -701,15 +701,7 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
        << (ann.outputs.empty() ? std::string("return value")
                                : list(ann.outputs))
        << "\n";
-  std::string globals;
-  for (auto &v : F.vars)
-    if (v->kind == Var::Global && v->active)
-      globals += (globals.empty() ? "" : ", ") + v->userName + " (" +
-                 globalShadow(v->name, "_d") + ")";
-  if (!globals.empty())
-    head << " *   globals:      " << globals << "\n"
-         << " *     tangents at file scope, zeroed on entry; a global is neither\n"
-         << " *     input nor output (pass it as a parameter to make it one)\n";
+  head << globalsComment(F, "_d", "tangents");
   head << " *   " << sig << "\n"
        << " * Each p_d holds a direction on entry; outputs' _d receive the "
           "directional\n * derivative (per rank, like the values).\n */\n";

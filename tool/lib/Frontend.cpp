@@ -67,6 +67,23 @@ static Scalar classify(QualType t) {
 
 /// Does a struct or union type have a float or double field, directly or in
 /// a nested struct or array of them?
+/// The name of a const-qualified field of struct type t, looked for in its
+/// nested structs too ("" when none): such a struct cannot be assigned, and
+/// the generated code assigns locals and the returned value.
+static std::string constFieldOf(QualType t) {
+  const auto *rd = t->getAsRecordDecl();
+  if (!rd)
+    return "";
+  for (const FieldDecl *f : rd->fields()) {
+    if (f->getType().isConstQualified())
+      return f->getNameAsString();
+    std::string in = constFieldOf(f->getType());
+    if (!in.empty())
+      return in;
+  }
+  return "";
+}
+
 static bool hasFloatingFields(QualType t) {
   t = t.getCanonicalType();
   while (const auto *at = dyn_cast<ArrayType>(t.getTypePtr()))
@@ -2260,22 +2277,8 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
           vd->getType()->isRecordType()) {
         // The generated code assigns the initial value after declaring the
         // variable: a struct with a const field cannot be assigned.
-        std::string constField;
-        std::function<bool(QualType)> hasConst = [&](QualType t) {
-          const auto *rd = t->getAsRecordDecl();
-          if (!rd)
-            return false;
-          for (const FieldDecl *fd : rd->fields()) {
-            if (fd->getType().isConstQualified() ||
-                hasConst(fd->getType())) {
-              if (constField.empty())
-                constField = fd->getNameAsString();
-              return true;
-            }
-          }
-          return false;
-        };
-        if (hasConst(vd->getType())) {
+        std::string constField = constFieldOf(vd->getType());
+        if (!constField.empty()) {
           error(vd->getLocation(),
                 "'" + vd->getNameAsString() + "' has a const field ('" +
                     constField +
@@ -2707,21 +2710,7 @@ bool Lowering::run() {
   // The generated code keeps the value in mpiad_ret and assigns it: a
   // struct with a const field cannot be assigned.
   {
-    std::function<std::string(QualType)> constField =
-        [&](QualType t) -> std::string {
-      const auto *rd = t->getAsRecordDecl();
-      if (!rd)
-        return "";
-      for (const FieldDecl *f : rd->fields()) {
-        if (f->getType().isConstQualified())
-          return f->getNameAsString();
-        std::string in = constField(f->getType());
-        if (!in.empty())
-          return in;
-      }
-      return "";
-    };
-    std::string cf = constField(fd->getReturnType());
+    std::string cf = constFieldOf(fd->getReturnType());
     if (!cf.empty()) {
       error(fd->getLocation(),
             "'" + fd->getNameAsString() + "' returns a struct with a const "
