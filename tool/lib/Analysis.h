@@ -83,6 +83,14 @@ struct WalkCtx {
 void walk(const Block &b, const std::function<void(Stmt &, const WalkCtx &)> &fn,
           WalkCtx ctx = {});
 
+/// A counted loop whose body records one element a[base + j] per iteration
+/// before overwriting it (RecordRange.cpp): given the generated forward and
+/// reverse bodies, moves the records out of the loop, one array push before
+/// it (into `before`) and one pop after the reversed loop (into `after`).
+/// False, with nothing changed, when that is not exact.
+bool recordRange(Function &F, const Frontend &fe, const Stmt &loop,
+                 Block &fwd, Block &rev, Block &before, Block &after);
+
 /// Variables assigned anywhere in a block (targets of effects).
 std::set<Var *> assignedIn(const Block &b, const Frontend &fe);
 

@@ -1288,6 +1288,14 @@ public:
                           "a new variable declared in the loop body");
       });
     }
+    // One record for the loop's range instead of one per iteration
+    // (RecordRange.cpp); on the host only (the CUDA target's tape records
+    // device values one by one).
+    Block rangeBefore, rangeAfter;
+    if (!M.cuda && !body.second.empty() && stableExpr(s->loopLo) &&
+        stableExpr(s->loopHi))
+      recordRange(F, M.fe_, *s, body.first, body.second, rangeBefore,
+                  rangeAfter);
     auto loop = std::make_shared<Stmt>(*s);
     loop->body = body.first;
     Block fwd, rev;
@@ -1300,6 +1308,7 @@ public:
     bool initTaped = s->init->kind == Stmt::Assign && s->init->tapeSet.count(i);
     if (initTaped)
       fwd.push_back(push(mkVar(i)));
+    append(fwd, rangeBefore);
     fwd.push_back(loop);
     ExprP lo = s->loopLo, hi = s->loopHi;
     if (!stableExpr(lo) || !stableExpr(hi)) {
@@ -1346,6 +1355,7 @@ public:
       append(rev, gather);
     else
       rev.push_back(r);
+    append(rev, rangeAfter);
     // Adjoints a gather of the body left stale (they stand for zero).
     auto stale = zeroAfter.find(s.get());
     if (stale != zeroAfter.end())

@@ -136,7 +136,8 @@ double nonlinear(const double *u0, int n, int T) {
 }
 // CHECK-LABEL: double nonlinear_b(
 // CHECK-NOT: swap the buffers
-// CHECK: mpiad_push_f64(u[i]);
+// CHECK: mpiad_push_f64_array(&u[0], n > 0 ? n : 0);
+// CHECK-NEXT: for (int i = 0; i < n; i++) {
 // CHECK-NEXT: u[i] = unew[i];
 // CHECK: unew_b[i] += u_b[i];
 

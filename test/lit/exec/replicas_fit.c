@@ -20,7 +20,9 @@
 // GEN: No replica reads another replica's values
 // GEN: static void mpiad_loss_bv(int R, const double *w, double *w_b, const double *X, const double *y, int n, int d, MPI_Comm comm, double *loss_val, double *loss_val_b)
 // GEN: w_rep[k * R + r] = w[r * (d + 1) + k];
-// GEN: mpiad_push_f64(z[r]);
+// GEN: mpiad_push_f64_array(&z[0], R > 0 ? R : 0);
+// GEN-NEXT: for (int r = 0; r < R; r++) {
+// GEN-NEXT: /* z: one value per replica, z[r] */
 // GEN-NEXT: z[r] = w_rep[d * R + r];
 // GEN-NOT: mpiad_push
 // GEN: z[r] += X[i * d + j] * w_rep[j * R + r];

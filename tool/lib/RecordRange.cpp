@@ -1,0 +1,220 @@
+//===- RecordRange.cpp - One record for a loop's range of elements ---------===//
+//
+// A loop that overwrites one element per iteration, whose old value the
+// reverse sweep needs, records it element by element:
+//
+//   for (int j = 1; j <= ny; j++) {         // forward sweep
+//     mpiad_push_f64(u[i * ys + j]);
+//     u[i * ys + j] = un[i * ys + j];
+//   }
+//   for (int j = ny; j >= 1; j--) {         // reverse sweep
+//     u[i * ys + j] = mpiad_pop_f64();
+//     un_b[i * ys + j] += u_b[i * ys + j];
+//     u_b[i * ys + j] = 0;
+//   }
+//
+// Each push and pop goes through the tape's top pointer, which the compiler
+// must reload after every store, so neither loop vectorizes.  When every
+// iteration j records and writes only a[base + j] (base the same in every
+// iteration), the values pushed are those of a[base + lo .. base + hi]
+// before the loop, and the reverse sweep, which does not read a, may restore
+// them all after the reversed loop:
+//
+//   mpiad_push_f64_array(&u[i * ys + 1], (ny > 0 ? ny : 0));
+//   for (...) u[i * ys + j] = un[i * ys + j];
+//   for (...) { un_b[i * ys + j] += u_b[i * ys + j]; u_b[i * ys + j] = 0; }
+//   mpiad_pop_f64_array(&u[i * ys + 1], (ny > 0 ? ny : 0));
+//
+// (the copy-back of samples/halo2d over the interior, one row per outer
+// iteration).  The conditions, each checked on the generated code of the
+// loop's body:
+//   - the loop is counted upwards by 1 from lo to hi, both unchanged by it;
+//   - the forward body has one push, of a[idx] with idx = base + j (j the
+//     loop's counter, base without j and unchanged by the body), and no other
+//     push or pop; every statement that writes a's storage (its alias class,
+//     through any effect) writes exactly a[idx];
+//   - the reverse body has the matching pop and no other push or pop, and
+//     reads nothing of a's storage.
+// Otherwise nothing changes.
+//
+//===----------------------------------------------------------------------===//
+#include "Analysis.h"
+#include "Backend.h"
+#include "Transform.h"
+
+namespace mpiad {
+
+namespace {
+
+/// The name of a push or pop call of the tape ("mpiad_push_f64", ...), or
+/// "" for anything else.
+std::string tapeCall(const ExprP &e) {
+  if (!e || e->kind != Expr::Call)
+    return "";
+  if (e->text.rfind("mpiad_push", 0) == 0 || e->text.rfind("mpiad_pop", 0) == 0)
+    return e->text;
+  return "";
+}
+
+/// Every push or pop call in b (statements nested in b included).
+int countTapeCalls(const Block &b) {
+  int n = 0;
+  walk(b, [&](Stmt &s, const WalkCtx &) {
+    std::function<void(const ExprP &)> look = [&](const ExprP &e) {
+      if (!e)
+        return;
+      if (!tapeCall(e).empty())
+        ++n;
+      for (const ExprP &o : e->ops)
+        look(o);
+    };
+    look(s.lhs);
+    look(s.rhs);
+    look(s.cond);
+  });
+  return n;
+}
+
+/// idx as base + j: `j`, `E + j` or `j + E` with E free of j.
+bool splitIndex(const ExprP &idx, const Var *j, ExprP &base) {
+  auto hasJ = [&](const ExprP &e) {
+    std::set<Var *> vs;
+    collectVars(e, vs);
+    return vs.count(const_cast<Var *>(j)) != 0;
+  };
+  if (idx->kind == Expr::VarRef && idx->var == j) {
+    base = nullptr;
+    return true;
+  }
+  if (idx->kind != Expr::Binary || idx->text != "+")
+    return false;
+  const ExprP &l = idx->ops[0], &r = idx->ops[1];
+  if (r->kind == Expr::VarRef && r->var == j && !hasJ(l)) {
+    base = l;
+    return true;
+  }
+  if (l->kind == Expr::VarRef && l->var == j && !hasJ(r)) {
+    base = r;
+    return true;
+  }
+  return false;
+}
+
+/// A decimal literal that fits in a long long.
+bool isSmallInt(const std::string &t, long long &v) {
+  if (t.empty() || t.size() > 15 ||
+      t.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  v = std::stoll(t);
+  return true;
+}
+
+} // namespace
+
+bool recordRange(Function &F, const Frontend &fe, const Stmt &loop,
+                 Block &fwd, Block &rev, Block &before, Block &after) {
+  Var *j = loop.loopVar;
+  if (loop.kind != Stmt::For || loop.loopStep != 1 || !j ||
+      !loop.loopLo || !loop.loopHi ||
+      (loop.loopCmp != "<" && loop.loopCmp != "<="))
+    return false;
+  // The one push of the forward body, directly in it.
+  StmtP push;
+  for (const StmtP &s : fwd)
+    if (s->kind == Stmt::ExprStmt && !tapeCall(s->rhs).empty()) {
+      if (push)
+        return false;
+      push = s;
+    }
+  if (!push || countTapeCalls(fwd) != 1)
+    return false;
+  const std::string &fn = push->rhs->text;
+  std::string suffix;
+  if (fn == "mpiad_push_f64")
+    suffix = "f64";
+  else if (fn == "mpiad_push_f32")
+    suffix = "f32";
+  else
+    return false;
+  ExprP elem = push->rhs->ops.empty() ? nullptr : push->rhs->ops[0];
+  if (!elem || elem->kind != Expr::Index ||
+      elem->ops[0]->kind != Expr::VarRef)
+    return false;
+  Var *a = elem->ops[0]->var;
+  ExprP base;
+  if (!splitIndex(elem->ops[1], j, base))
+    return false;
+  std::string elemText = printExpr(elem);
+  Var *root = aliasRoot(F, a);
+
+  // The body writes a's storage only at a[idx], and changes neither the
+  // base, nor the bounds, nor the counter.
+  std::set<Var *> fixed;
+  if (base)
+    collectVars(base, fixed);
+  collectVars(loop.loopLo, fixed);
+  collectVars(loop.loopHi, fixed);
+  fixed.insert(j);
+  bool ok = true;
+  walk(fwd, [&](Stmt &s, const WalkCtx &) {
+    for (const Effect &e : effectsOf(s, fe)) {
+      if (!e.target)
+        continue;
+      if (fixed.count(e.target))
+        ok = false;
+      if (aliasRoot(F, e.target) == root &&
+          !(s.kind == Stmt::Assign && s.lhs && printExpr(s.lhs) == elemText))
+        ok = false;
+    }
+  });
+  if (!ok)
+    return false;
+
+  // The reverse body: the matching pop, no other tape call, and no read of
+  // a's storage.
+  StmtP pop;
+  for (const StmtP &s : rev)
+    if (s->kind == Stmt::Assign && s->op == "=" && s->rhs &&
+        tapeCall(s->rhs) == "mpiad_pop_" + suffix && s->lhs &&
+        printExpr(s->lhs) == elemText) {
+      if (pop)
+        return false;
+      pop = s;
+    }
+  if (!pop || countTapeCalls(rev) != 1)
+    return false;
+  Block rest;
+  for (const StmtP &s : rev)
+    if (s != pop)
+      rest.push_back(s);
+  std::set<Var *> reads;
+  referenced(rest, reads);
+  for (Var *v : reads)
+    if (aliasRoot(F, v) == root)
+      return false;
+
+  // count = hi - lo (+ 1 for <=), at least 0.
+  ExprP count;
+  long long extra = loop.loopCmp == "<=" ? 1 : 0;
+  long long lo = 0;
+  if (loop.loopLo->kind == Expr::IntLit && isSmallInt(loop.loopLo->text, lo))
+    count = plusConst(loop.loopHi, extra - lo);
+  else
+    count = plusConst(mkBinary("-", loop.loopHi, loop.loopLo), extra);
+  ExprP n = mkCond(mkBinary(">", count, mkInt(0)), count, mkInt(0));
+  ExprP first = base ? mkBinary("+", base, loop.loopLo) : loop.loopLo;
+  ExprP at = mkAddrOf(mkIndex(mkVar(a), first));
+  before.push_back(mkExprStmt(
+      mkCall("mpiad_push_" + suffix + "_array", {at, n}, Scalar::Void)));
+  after.push_back(mkExprStmt(
+      mkCall("mpiad_pop_" + suffix + "_array", {at, n}, Scalar::Void)));
+  Block f;
+  for (const StmtP &s : fwd)
+    if (s != push)
+      f.push_back(s);
+  fwd = f;
+  rev = rest;
+  return true;
+}
+
+} // namespace mpiad
