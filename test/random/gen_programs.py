@@ -107,6 +107,9 @@ class Gen:
         self.vectors = False  # --vectors: p2p phases may use derived types
         self.vrng = random.Random(seed * 104729 + 31)
         self.vec = None  # this phase's layout: None, "even", "odd", "rev"
+        # A v collective phase at the end (a third of the seeds), drawn from
+        # an RNG of its own so that the other programs stay as they were.
+        self.crng = random.Random(seed * 15485863 + 7)
 
     # ---- emission helpers ------------------------------------------------
     def emit(self, s=""):
@@ -683,6 +686,89 @@ class Gen:
         for cr, db in started:
             self.consume(db, "MAXP")
 
+    def ph_vcoll(self):
+        """A v collective with rank-dependent counts, blocks in any order and
+        gaps between them: Allgatherv, Alltoallv, Gatherv then Scatterv, or
+        Reduce_scatter.  (Uses self.rng: ph_vcoll runs with it swapped for
+        self.crng.)"""
+        k = self.k
+        kind = self.rng.choice(["allgatherv", "alltoallv", "gatherv", "reduce_scatter"])
+        self.kinds_used.append(kind)
+        c, d, t = "vc%d" % k, "vd%d" % k, "vt%d" % k
+        sb, rb = "vs%d" % k, "vr%d" % k
+        self.emit("int %s[MAXP], %s[MAXP], %s = 0;" % (c, d, t))
+        self.emit("double %s[2 * MAXP], %s[3 * MAXP];" % (sb, rb))
+        self.block("for (int i = 0; i < 2 * MAXP; i++)")
+        self.emit("%s[i] = %s * a[i %% N] + %s * b[(i + %d) %% N];"
+                  % (sb, self.rcoef(), self.coef(), self.rng.randrange(self.n)))
+        self.end()
+        self.block("for (int i = 0; i < 3 * MAXP; i++)")
+        self.emit("%s[i] = 0.0;" % rb)
+        self.end()
+        gap = self.rng.choice([0, 1])
+        order = self.rng.choice(["q", "P - 1 - q"])
+        if kind == "alltoallv":
+            sc, sd, st = "vsc%d" % k, "vsd%d" % k, "vst%d" % k
+            self.emit("int %s[MAXP], %s[MAXP], %s = 0;" % (sc, sd, st))
+            self.block("for (int q = 0; q < P; q++)")
+            self.emit("%s[q] = (r + q) %% 2 + 1;" % sc)
+            self.emit("%s[q] = %s;" % (sd, st))
+            self.emit("%s += %s[q];" % (st, sc))
+            self.end()
+            self.block("for (int m = 0; m < P; m++)")
+            self.emit("int q = %s;" % order.replace("q", "m"))
+            self.emit("%s[q] = (r + q) %% 2 + 1;" % c)
+            self.emit("%s[q] = %s + %d;" % (d, t, gap))
+            self.emit("%s += %s[q] + %d;" % (t, c, gap))
+            self.end()
+            self.emit("MPI_Alltoallv(%s, %s, %s, MPI_DOUBLE, %s, %s, %s, MPI_DOUBLE, comm);"
+                      % (sb, sc, sd, rb, c, d))
+        else:
+            self.block("for (int m = 0; m < P; m++)")
+            self.emit("int q = %s;" % order.replace("q", "m"))
+            self.emit("%s[q] = q %% 2 + 1;" % c)
+            g = 0 if kind == "reduce_scatter" else gap
+            self.emit("%s[q] = %s + %d;" % (d, t, g))
+            self.emit("%s += %s[q] + %d;" % (t, c, g))
+            self.end()
+            if kind == "allgatherv":
+                self.emit("MPI_Allgatherv(%s, r %% 2 + 1, MPI_DOUBLE, %s, %s, %s, MPI_DOUBLE, comm);"
+                          % (sb, rb, c, d))
+            elif kind == "reduce_scatter":
+                self.emit("MPI_Reduce_scatter(%s, %s, %s, MPI_DOUBLE, MPI_SUM, comm);"
+                          % (sb, rb, c))
+                self.emit("%s = r %% 2 + 1;" % t)
+            else:
+                root = self.rng.randrange(4)
+                gr = "vg%d" % k
+                self.emit("double %s[3 * MAXP];" % gr)
+                self.block("for (int i = 0; i < 3 * MAXP; i++)")
+                self.emit("%s[i] = 0.0;" % gr)
+                self.end()
+                null = self.rng.random() < 0.5
+                cc, dd = c, d
+                if null:  # only the root passes the counts
+                    cc, dd = "vpc%d" % k, "vpd%d" % k
+                    self.emit("const int *%s = r == %d %% P ? %s : NULL;" % (cc, root, c))
+                    self.emit("const int *%s = r == %d %% P ? %s : NULL;" % (dd, root, d))
+                self.emit("MPI_Gatherv(%s, r %% 2 + 1, MPI_DOUBLE, %s, %s, %s, MPI_DOUBLE, %d %% P, comm);"
+                          % (sb, gr, cc, dd, root))
+                self.block("if (r == %d %% P)" % root)
+                self.block("for (int i = 0; i < %s; i++)" % t)
+                self.emit("%s[i] = %s * %s[i] + %s * %s[(i + 1) %% %s];"
+                          % (gr, self.coef(), gr, self.coef(), gr, t))
+                self.end()
+                self.end()
+                self.emit("MPI_Scatterv(%s, %s, %s, MPI_DOUBLE, %s, r %% 2 + 1, MPI_DOUBLE, %d %% P, comm);"
+                          % (gr, cc, dd, rb, root))
+                self.emit("%s = r %% 2 + 1;" % t)
+        tgt = self.rng.choice(["a", "b"])
+        self.block("for (int i = 0; i < %s; i++)" % t)
+        self.emit("y[i %% N] += %s * %s[i];" % (self.rcoef(), rb))
+        self.emit("%s[(i + %d) %% N] += %s * %s[i];"
+                  % (tgt, self.rng.randrange(self.n), self.coef(), rb))
+        self.end()
+
     # ---- the program ----------------------------------------------------------
     def body(self):
         featured = KINDS[self.seed % len(KINDS)]
@@ -714,6 +800,13 @@ class Gen:
             place = self.rng.choice(["inline", "inline", "helper", "helper2"])
             if place != "inline":
                 self.to_helper(start, place == "helper2")
+        if self.crng.random() < 1.0 / 3:
+            self.k += 1
+            self.emit("")
+            self.emit("/* ---- phase %d: a v collective ---- */" % self.k)
+            main, self.rng = self.rng, self.crng
+            self.ph_vcoll()
+            self.rng = main
         self.emit("")
         self.block("for (int i = 0; i < N; i++)")
         self.emit("y[i] += %s * a[i] + %s * b[(i + 1) %% N];" % (self.rcoef(), self.coef()))
