@@ -325,7 +325,12 @@ class Prog:
         if k == 10:
             self.features.add("pow")
             if R.random() < 0.5:
-                return "pow%s(1.5 + %s * %s, %s)" % (f, a, a, R.choice(["0.75", "1.5", "-0.5", "2.0"])), ra
+                e = R.choice(["0.75", "1.5", "-0.5", "2.0"])
+                if e in ("1.5", "2.0"):
+                    # Bounded base: t = pow(1.5 + t * t, 2.0) in a loop grows
+                    # as t^4 per trip and overflows (seed 7162).
+                    a = "atan%s(%s)" % (f, a)
+                return "pow%s(1.5 + %s * %s, %s)" % (f, a, a, e), ra
             b, rb = self.expr(depth - 1, want_rep, flt)
             return "pow%s(1.5 + %s * %s, 0.5 * sin%s(%s))" % (f, a, a, f, b), ra and rb
         if k == 11:

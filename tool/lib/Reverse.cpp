@@ -1351,7 +1351,8 @@ public:
     r->loopStep = s->loopStep > 0 ? -1 : 1;
     Block gather;
     if (!kernel && s->loopStep > 0 && i->declaredInForInit &&
-        gatherForm(i, lo, first, body.second, gather, overwriteOf(s.get())))
+        gatherForm(i, lo, first, body.second, *s, gather,
+                   overwriteOf(s.get())))
       append(rev, gather);
     else
       rev.push_back(r);
@@ -1478,70 +1479,189 @@ public:
     return false;
   }
 
-  /// The reverse of a stencil-like loop scatters: `A_b[i + c] += E(i)` for
-  /// a few constant offsets c, E reading other adjoints only at [i].  Such a
-  /// loop has a dependence from one iteration to the next through A_b, so
-  /// compilers do not vectorize it.  Written as a gather instead,
-  /// `A_b[j] += sum over c of E(j - c)`, the main loop is independent per j;
-  /// boundary iterations, where some terms fall outside [L, H], are peeled.
-  /// The zeroing of the read adjoints follows in its own loop.
+  /// idx as `base + i + c`: base free of i (null when there is none), c a
+  /// constant.  The terms of a sum of +/- operands are sorted out: exactly
+  /// one must be +i, integer literals add up to c, the rest is the base,
+  /// rebuilt in order and keyed by its text for comparisons.
+  static bool splitIndex(const ExprP &idx, const Var *i, ExprP &base,
+                         std::string &key, long long &c) {
+    std::vector<std::pair<bool, ExprP>> terms; // (negated, operand)
+    std::function<void(const ExprP &, bool)> flat = [&](const ExprP &e,
+                                                        bool neg) {
+      if (e->kind == Expr::Binary && (e->text == "+" || e->text == "-")) {
+        flat(e->ops[0], neg);
+        flat(e->ops[1], e->text == "-" ? !neg : neg);
+        return;
+      }
+      terms.push_back({neg, e});
+    };
+    flat(idx, false);
+    int seen = 0;
+    c = 0;
+    base = nullptr;
+    key.clear();
+    for (auto &[neg, e] : terms) {
+      if (e->kind == Expr::VarRef && e->var == i) {
+        if (neg || ++seen > 1)
+          return false;
+        continue;
+      }
+      if (e->kind == Expr::IntLit) {
+        long long v = std::stoll(e->text, nullptr, 0);
+        c += neg ? -v : v;
+        continue;
+      }
+      std::set<Var *> vs;
+      collectVars(e, vs);
+      if (vs.count(const_cast<Var *>(i)))
+        return false;
+      base = base ? mkBinary(neg ? "-" : "+", base, e)
+                  : (neg ? mkUnary("-", e) : e);
+      key += (neg ? "-" : "+") + printExpr(e);
+    }
+    return seen == 1;
+  }
+
+  /// The reverse of a stencil-like loop scatters: `A_b[base + i + c] +=
+  /// E(i)` for a few constant offsets c, E reading adjoints only at
+  /// [base + i].  Such a loop has a dependence from one iteration to the
+  /// next through A_b, so compilers do not vectorize it.  Written as a
+  /// gather instead, `A_b[base + j] += sum over c of E(j - c)`, the main
+  /// loop is independent per j; boundary iterations, where some terms fall
+  /// outside [L, H], are peeled.  The zeroing of the read adjoints follows
+  /// in the same loops, right after their last use.  base is the same for
+  /// every term: the inner loop of a 2-D or 3-D stencil, `base = i * ys`.
+  /// The body may also accumulate into other adjoints (`kappa_b[k] += ...`,
+  /// or A_b at another base, the rows `c - ys` and `c + ys`): those
+  /// statements run once per primal iteration i, at j = i + c0, reading
+  /// nothing that the loop accumulates into.  Integer locals of the primal
+  /// body that the reverse computes first (`c = i * ys + j;`) and the
+  /// adjoint's temporaries are substituted.
   bool gatherForm(Var *i, const ExprP &L, const ExprP &H, const Block &body,
-                  Block &out, const SwapCopy *sw = nullptr) {
+                  const Stmt &primal, Block &out,
+                  const SwapCopy *sw = nullptr) {
     struct Term {
       long long c;
       ExprP e;
     };
     std::map<Var *, ExprP> temps;
-    Var *target = nullptr;
-    std::vector<Term> terms;
-    std::vector<ExprP> zeros;
-    bool zeroSeen = false, shifted = false;
+    std::set<Var *> bodyInts; // integer locals of the primal body
+    for (const StmtP &st : primal.body)
+      if (st->kind == Stmt::Decl && st->var->type.isIntScalar() &&
+          !st->var->type.ptrDepth)
+        bodyInts.insert(st->var);
+    auto subst = [&](ExprP e) {
+      for (auto &t : temps)
+        e = replaceVar(e, t.first, t.second);
+      return e;
+    };
+    struct Acc {
+      Var *array;
+      ExprP index, e;
+      ExprP base;
+      std::string key;
+      long long c;
+      bool split;
+    };
+    std::vector<Acc> accs;
+    std::vector<ExprP> zeros; // substituted `X[base + i]` of `X[...] = 0`
+    std::vector<std::string> zeroKeys;
+    bool zeroSeen = false;
     for (const StmtP &st : body) {
       if (st->kind == Stmt::Decl && st->rhs && generated.count(st->var) &&
           !zeroSeen) {
-        temps[st->var] = st->rhs;
+        temps[st->var] = subst(st->rhs);
+        continue;
+      }
+      // An integer of the body that the reverse computes again (never a
+      // pop: substituting that would move the tape's reads).
+      if (st->kind == Stmt::Assign && st->op == "=" &&
+          st->lhs->kind == Expr::VarRef && bodyInts.count(st->lhs->var) &&
+          recomputable(st->rhs) && accs.empty() && !zeroSeen) {
+        temps[st->lhs->var] = subst(st->rhs);
         continue;
       }
       if (st->kind != Stmt::Assign || st->lhs->kind != Expr::Index ||
           st->lhs->ops[0]->kind != Expr::VarRef ||
           !isShadowVar(st->lhs->ops[0]->var))
         return false;
-      long long c;
-      if (!offsetOf(st->lhs->ops[1], i, c))
-        return false;
       Var *a = st->lhs->ops[0]->var;
-      if (st->op == "=" && isZeroLiteral(st->rhs) && c == 0) {
+      ExprP idx = subst(st->lhs->ops[1]);
+      Acc acc{a, idx, nullptr, nullptr, "", 0, false};
+      acc.split = splitIndex(idx, i, acc.base, acc.key, acc.c);
+      if (st->op == "=" && isZeroLiteral(st->rhs)) {
+        if (!acc.split || acc.c != 0)
+          return false;
         zeroSeen = true;
-        zeros.push_back(st->lhs);
+        zeros.push_back(mkIndex(mkVar(a), idx));
+        zeroKeys.push_back(acc.key);
         continue;
       }
-      if (st->op != "+=" || zeroSeen || (target && target != a))
+      if (st->op != "+=" || zeroSeen)
         return false;
-      target = a;
-      ExprP e = st->rhs;
-      for (auto &t : temps)
-        e = replaceVar(e, t.first, t.second);
-      terms.push_back({c, e});
-      shifted |= c != 0;
+      acc.e = subst(st->rhs);
+      accs.push_back(acc);
     }
-    if (!target || !shifted)
-      return false;
-    for (const ExprP &z : zeros)
-      if (z->ops[0]->var == target)
+    // The target: the adjoint and base with the most offsets, one of them
+    // shifted (the dependence from one iteration to the next); no other
+    // adjoint may have two offsets at one base.
+    std::map<std::pair<Var *, std::string>, std::set<long long>> groups;
+    for (const Acc &a : accs)
+      if (a.split)
+        groups[{a.array, a.key}].insert(a.c);
+    Var *target = nullptr;
+    std::string key;
+    size_t most = 0;
+    for (auto &[g, cs] : groups) {
+      bool shifted = cs.size() > 1 || *cs.begin() != 0;
+      if (!shifted)
+        continue;
+      if (cs.size() > 1 && most > 1)
         return false;
-    // E may read adjoints only at [i], and never the target; zeroed arrays
-    // are read before they are zeroed (checked above by order).
+      if (cs.size() > most) {
+        most = cs.size();
+        target = g.first;
+        key = g.second;
+      }
+    }
+    if (!target)
+      return false;
+    ExprP base;
+    for (const Acc &a : accs)
+      if (a.array == target && a.split && a.key == key)
+        base = a.base;
+    std::vector<Term> terms;
+    std::vector<Acc> others;
+    std::set<Var *> written{target};
+    for (const Acc &a : accs) {
+      if (a.array == target && a.split && a.key == key)
+        terms.push_back({a.c, a.e});
+      else {
+        others.push_back(a);
+        written.insert(a.array);
+      }
+    }
+    for (size_t k = 0; k < zeros.size(); ++k)
+      if (zeros[k]->ops[0]->var == target || written.count(zeros[k]->ops[0]->var) ||
+          zeroKeys[k] != key)
+        return false;
+    // E (and the others' indices) may read adjoints only at [base + i],
+    // and nothing the loop accumulates into.
     bool ok = true;
     std::function<void(const ExprP &)> check = [&](const ExprP &e) {
-      if (e->kind == Expr::VarRef && e->var == target)
+      if (e->kind == Expr::VarRef && written.count(e->var))
         ok = false;
       if (e->kind == Expr::VarRef && generated.count(e->var) &&
           !isShadowVar(e->var))
         ok = false; // a temporary not folded in
+      if (e->kind == Expr::VarRef && bodyInts.count(e->var))
+        ok = false; // an integer of the body not substituted
       if (e->kind == Expr::Index && e->ops[0]->kind == Expr::VarRef &&
           isShadowVar(e->ops[0]->var)) {
+        ExprP b;
+        std::string k;
         long long c;
-        if (!offsetOf(e->ops[1], i, c) || c != 0)
+        if (!splitIndex(e->ops[1], i, b, k, c) || c != 0 || k != key)
           ok = false;
       }
       for (const ExprP &o : e->ops)
@@ -1549,6 +1669,13 @@ public:
     };
     for (const Term &t : terms)
       check(t.e);
+    for (const Acc &a : others) {
+      check(a.e);
+      for (const ExprP &o : a.index->ops)
+        check(o);
+      if (a.index->kind == Expr::VarRef)
+        check(a.index);
+    }
     if (!ok)
       return false;
     long long cmin = terms[0].c, cmax = terms[0].c;
@@ -1556,13 +1683,18 @@ public:
       cmin = std::min(cmin, t.c);
       cmax = std::max(cmax, t.c);
     }
+    auto at = [&](const ExprP &j) { // the target's element for j
+      return base ? mkBinary("+", base, j) : j;
+    };
     // After a swapped copy-back, the target holds garbage and the gather
     // overwrites it: exact when the gather covers all of it, 0..N-1, and
     // the only adjoint zeroed is the copy's source's, which is left stale
     // (BufferSwap.cpp, overwriteLoop).
-    bool overwrite = sw && target == shadow(sw->dst) && !zeros.empty() &&
-                     provablyEqualPlus(L, cmin, mkInt(0)) &&
+    bool overwrite = sw && !base && target == shadow(sw->dst) &&
+                     !zeros.empty() && provablyEqualPlus(L, cmin, mkInt(0)) &&
                      provablyEqualPlus(H, cmax + 1, sw->count);
+    for (const Acc &a : others)
+      overwrite &= a.array != target;
     if (overwrite)
       for (const ExprP &z : zeros)
         overwrite &= z->ops[0]->var == shadow(sw->src);
@@ -1575,24 +1707,24 @@ public:
       j->declaredInForInit = true;
       ExprP sum;
       Block guardedBody;
+      auto inRange = [&](const ExprP &p) {
+        return mkBinary("&&", mkBinary(">=", p, L), mkBinary("<=", p, H));
+      };
+      ExprP tj = mkIndex(mkVar(target), at(mkVar(j)));
       for (const Term &t : terms) {
-        ExprP at = plus(mkVar(j), -t.c); // the primal iteration i = j - c
-        ExprP e = replaceVar(t.e, i, at);
-        if (guarded) {
-          ExprP cond = mkBinary("&&", mkBinary(">=", at, L),
-                                mkBinary("<=", at, H));
-          guardedBody.push_back(mkIf(
-              cond, {mkAssign(mkIndex(mkVar(target), mkVar(j)), "+=", e)}));
-        } else {
+        ExprP p = plus(mkVar(j), -t.c); // the primal iteration i = j - c
+        ExprP e = replaceVar(t.e, i, p);
+        if (guarded)
+          guardedBody.push_back(
+              mkIf(inRange(p), {mkAssign(tj, "+=", e)}));
+        else
           sum = sum ? mkBinary("+", sum, e) : e;
-        }
       }
       auto r = std::make_shared<Stmt>();
       r->kind = Stmt::For;
       r->init = mkDecl(j, from);
       r->cond = mkBinary("<=", mkVar(j), to);
       r->step = mkAssign(mkVar(j), "+=", mkInt(1));
-      ExprP tj = mkIndex(mkVar(target), mkVar(j));
       r->body = guarded ? guardedBody
                         : Block{mkAssign(tj, overwrite ? "=" : "+=", sum)};
       if (guarded && overwrite)
@@ -1634,6 +1766,23 @@ public:
       after.push_back(z);
     }
 
+    // The other accumulations first, in a loop of their own over the
+    // primal iterations (they read the adjoints before the gathers zero
+    // them), so that the gather loops write one array and vectorize.
+    if (!others.empty()) {
+      Var *p = newSynth("mpiad_p", it);
+      p->declaredInForInit = true;
+      auto r = std::make_shared<Stmt>();
+      r->kind = Stmt::For;
+      r->init = mkDecl(p, L);
+      r->cond = mkBinary("<=", mkVar(p), H);
+      r->step = mkAssign(mkVar(p), "+=", mkInt(1));
+      for (const Acc &a : others)
+        r->body.push_back(mkAssign(
+            replaceVar(mkIndex(mkVar(a.array), a.index), i, mkVar(p)), "+=",
+            replaceVar(a.e, i, mkVar(p))));
+      out.push_back(r);
+    }
     if (cmax > cmin)
       out.push_back(loop(plus(L, cmin), minE(plus(L, cmax - 1), plus(H, cmax)),
                          true, false));
