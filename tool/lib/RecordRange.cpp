@@ -29,8 +29,9 @@
 // iteration).  The conditions, each checked on the generated code of the
 // loop's body:
 //   - the loop is counted upwards by 1 from lo to hi, both unchanged by it;
-//   - the forward body has one push, of a[idx] with idx = base + j (j the
-//     loop's counter, base without j and unchanged by the body), and no other
+//   - the forward body has one push, of a[idx] with idx = base + j + c (j
+//     the loop's counter, c a constant, base without j and unchanged by the
+//     body; Transform.cpp splitAffine), and no other
 //     push or pop; every statement that writes a's storage (its alias class,
 //     through any effect) writes exactly a[idx];
 //   - the reverse body has the matching pop and no other push or pop, and
@@ -75,40 +76,6 @@ int countTapeCalls(const Block &b) {
   return n;
 }
 
-/// idx as base + j: `j`, `E + j` or `j + E` with E free of j.
-bool splitIndex(const ExprP &idx, const Var *j, ExprP &base) {
-  auto hasJ = [&](const ExprP &e) {
-    std::set<Var *> vs;
-    collectVars(e, vs);
-    return vs.count(const_cast<Var *>(j)) != 0;
-  };
-  if (idx->kind == Expr::VarRef && idx->var == j) {
-    base = nullptr;
-    return true;
-  }
-  if (idx->kind != Expr::Binary || idx->text != "+")
-    return false;
-  const ExprP &l = idx->ops[0], &r = idx->ops[1];
-  if (r->kind == Expr::VarRef && r->var == j && !hasJ(l)) {
-    base = l;
-    return true;
-  }
-  if (l->kind == Expr::VarRef && l->var == j && !hasJ(r)) {
-    base = r;
-    return true;
-  }
-  return false;
-}
-
-/// A decimal literal that fits in a long long.
-bool isSmallInt(const std::string &t, long long &v) {
-  if (t.empty() || t.size() > 15 ||
-      t.find_first_not_of("0123456789") != std::string::npos)
-    return false;
-  v = std::stoll(t);
-  return true;
-}
-
 } // namespace
 
 bool recordRange(Function &F, const Frontend &fe, const Stmt &loop,
@@ -142,7 +109,9 @@ bool recordRange(Function &F, const Frontend &fe, const Stmt &loop,
     return false;
   Var *a = elem->ops[0]->var;
   ExprP base;
-  if (!splitIndex(elem->ops[1], j, base))
+  std::string key;
+  long long off = 0;
+  if (!splitAffine(elem->ops[1], j, base, key, off))
     return false;
   std::string elemText = printExpr(elem);
   Var *root = aliasRoot(F, a);
@@ -194,15 +163,15 @@ bool recordRange(Function &F, const Frontend &fe, const Stmt &loop,
       return false;
 
   // count = hi - lo (+ 1 for <=), at least 0.
-  ExprP count;
   long long extra = loop.loopCmp == "<=" ? 1 : 0;
-  long long lo = 0;
-  if (loop.loopLo->kind == Expr::IntLit && isSmallInt(loop.loopLo->text, lo))
-    count = plusConst(loop.loopHi, extra - lo);
-  else
-    count = plusConst(mkBinary("-", loop.loopHi, loop.loopLo), extra);
+  ExprP count = loop.loopLo->kind == Expr::IntLit
+                    ? plusConst(loop.loopHi,
+                                extra - std::stoll(loop.loopLo->text, nullptr, 0))
+                    : plusConst(mkBinary("-", loop.loopHi, loop.loopLo), extra);
   ExprP n = mkCond(mkBinary(">", count, mkInt(0)), count, mkInt(0));
-  ExprP first = base ? mkBinary("+", base, loop.loopLo) : loop.loopLo;
+  // The first element: idx at j = lo.
+  ExprP lo = plusConst(loop.loopLo, off);
+  ExprP first = base ? mkBinary("+", base, lo) : lo;
   ExprP at = mkAddrOf(mkIndex(mkVar(a), first));
   before.push_back(mkExprStmt(
       mkCall("mpiad_push_" + suffix + "_array", {at, n}, Scalar::Void)));

@@ -1462,66 +1462,6 @@ public:
     return c;
   }
 
-  /// Offset c when idx is `i`, `i + c` or `i - c`.
-  static bool offsetOf(const ExprP &idx, const Var *i, long long &c) {
-    if (idx->kind == Expr::VarRef && idx->var == i) {
-      c = 0;
-      return true;
-    }
-    if (idx->kind == Expr::Binary && (idx->text == "+" || idx->text == "-") &&
-        idx->ops[0]->kind == Expr::VarRef && idx->ops[0]->var == i &&
-        idx->ops[1]->kind == Expr::IntLit) {
-      c = std::stoll(idx->ops[1]->text, nullptr, 0);
-      if (idx->text == "-")
-        c = -c;
-      return true;
-    }
-    return false;
-  }
-
-  /// idx as `base + i + c`: base free of i (null when there is none), c a
-  /// constant.  The terms of a sum of +/- operands are sorted out: exactly
-  /// one must be +i, integer literals add up to c, the rest is the base,
-  /// rebuilt in order and keyed by its text for comparisons.
-  static bool splitIndex(const ExprP &idx, const Var *i, ExprP &base,
-                         std::string &key, long long &c) {
-    std::vector<std::pair<bool, ExprP>> terms; // (negated, operand)
-    std::function<void(const ExprP &, bool)> flat = [&](const ExprP &e,
-                                                        bool neg) {
-      if (e->kind == Expr::Binary && (e->text == "+" || e->text == "-")) {
-        flat(e->ops[0], neg);
-        flat(e->ops[1], e->text == "-" ? !neg : neg);
-        return;
-      }
-      terms.push_back({neg, e});
-    };
-    flat(idx, false);
-    int seen = 0;
-    c = 0;
-    base = nullptr;
-    key.clear();
-    for (auto &[neg, e] : terms) {
-      if (e->kind == Expr::VarRef && e->var == i) {
-        if (neg || ++seen > 1)
-          return false;
-        continue;
-      }
-      if (e->kind == Expr::IntLit) {
-        long long v = std::stoll(e->text, nullptr, 0);
-        c += neg ? -v : v;
-        continue;
-      }
-      std::set<Var *> vs;
-      collectVars(e, vs);
-      if (vs.count(const_cast<Var *>(i)))
-        return false;
-      base = base ? mkBinary(neg ? "-" : "+", base, e)
-                  : (neg ? mkUnary("-", e) : e);
-      key += (neg ? "-" : "+") + printExpr(e);
-    }
-    return seen == 1;
-  }
-
   /// The reverse of a stencil-like loop scatters: `A_b[base + i + c] +=
   /// E(i)` for a few constant offsets c, E reading adjoints only at
   /// [base + i].  Such a loop has a dependence from one iteration to the
@@ -1588,7 +1528,7 @@ public:
       Var *a = st->lhs->ops[0]->var;
       ExprP idx = subst(st->lhs->ops[1]);
       Acc acc{a, idx, nullptr, nullptr, "", 0, false};
-      acc.split = splitIndex(idx, i, acc.base, acc.key, acc.c);
+      acc.split = splitAffine(idx, i, acc.base, acc.key, acc.c);
       if (st->op == "=" && isZeroLiteral(st->rhs)) {
         if (!acc.split || acc.c != 0)
           return false;
@@ -1661,7 +1601,7 @@ public:
         ExprP b;
         std::string k;
         long long c;
-        if (!splitIndex(e->ops[1], i, b, k, c) || c != 0 || k != key)
+        if (!splitAffine(e->ops[1], i, b, k, c) || c != 0 || k != key)
           ok = false;
       }
       for (const ExprP &o : e->ops)

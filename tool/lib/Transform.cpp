@@ -136,6 +136,45 @@ ExprP plusConst(const ExprP &e, long long k) {
   return mkBinary(k > 0 ? "+" : "-", e, mkInt(k > 0 ? k : -k));
 }
 
+bool splitAffine(const ExprP &idx, const Var *i, ExprP &base, std::string &key,
+                 long long &c) {
+  std::vector<std::pair<bool, ExprP>> terms; // (negated, operand)
+  std::function<void(const ExprP &, bool)> flat = [&](const ExprP &e,
+                                                      bool neg) {
+    if (e->kind == Expr::Binary && (e->text == "+" || e->text == "-")) {
+      flat(e->ops[0], neg);
+      flat(e->ops[1], e->text == "-" ? !neg : neg);
+      return;
+    }
+    terms.push_back({neg, e});
+  };
+  flat(idx, false);
+  int seen = 0;
+  c = 0;
+  base = nullptr;
+  key.clear();
+  for (auto &[neg, e] : terms) {
+    if (e->kind == Expr::VarRef && e->var == i) {
+      if (neg || ++seen > 1)
+        return false;
+      continue;
+    }
+    if (e->kind == Expr::IntLit) {
+      long long v = std::stoll(e->text, nullptr, 0);
+      c += neg ? -v : v;
+      continue;
+    }
+    std::set<Var *> vs;
+    collectVars(e, vs);
+    if (vs.count(const_cast<Var *>(i)))
+      return false;
+    base = base ? mkBinary(neg ? "-" : "+", base, e)
+                : (neg ? mkUnary("-", e) : e);
+    key += (neg ? "-" : "+") + printExpr(e);
+  }
+  return seen == 1;
+}
+
 static bool carriesDerivativeUncached(const ExprP &e);
 
 bool carriesDerivative(const ExprP &e) {

@@ -34,6 +34,12 @@ Block unusedParams(const std::vector<Var *> &params, const std::set<Var *> &used
 std::string zeroInit(const Var &v);
 /// e + k, folding a constant already there (`n - 1` + 1 is `n`).
 ExprP plusConst(const ExprP &e, long long k);
+/// idx as `base + i + c`: base free of i (null when there is none), c a
+/// constant.  The operands of a sum of + and - are sorted out: exactly one
+/// must be +i, integer literals add up to c, the rest is the base, rebuilt
+/// in order and keyed by its text (`key`) for comparisons.
+bool splitAffine(const ExprP &idx, const Var *i, ExprP &base, std::string &key,
+                 long long &c);
 /// The malloc/calloc call of an allocation `p = (T *)malloc(...)`, or null.
 ExprP allocationCall(const ExprP &e);
 /// `NULL`, `0`, `(void *)0` (below casts).
