@@ -215,9 +215,19 @@ std::string ncclGroupingError(const Stmt &s, const Block &body,
 std::string derivedDatatypeError(const CommRule &r, const CommArg &a,
                                  const Expr &arg, const std::string &call);
 
+/// One dimension of the region a partial copy-back copies: indices lo..hi
+/// (inclusive), `stride` elements apart (null: 1, the innermost).
+struct SwapDim {
+  ExprP stride, lo, hi;
+  ExprP span; // hi - lo
+};
 /// A copy-back loop `for (i = 0; i < N; i++) dst[i] = src[i];` over two
 /// private buffers, where the old contents of src are dead: the copy and its
-/// adjoint can be swaps of pointers (BufferSwap.cpp).
+/// adjoint can be swaps of pointers (BufferSwap.cpp).  A copy of a region
+/// only (the interior of a grid with ghost cells, a nest of up to three
+/// loops) is a swap too, followed by an exchange of the elements outside
+/// the region, when the region's rows are disjoint and in increasing order
+/// inside the buffers (regionSwapCondition, checked at run time).
 struct SwapCopy {
   Var *dst = nullptr, *src = nullptr;
   ExprP count; // N, the elements of both buffers
@@ -225,7 +235,28 @@ struct SwapCopy {
   /// and leave src's adjoint unzeroed (BufferSwap.cpp), or null.
   const Stmt *overwrite = nullptr;
   const Stmt *timeLoop = nullptr;
+  /// The copied region, innermost dimension first; empty for the whole
+  /// buffers.
+  std::vector<SwapDim> region;
+  /// The reverse sweep reads the old contents of dst's region (the copy
+  /// records them): the swap pushes the region's rows, its reverse pops
+  /// them.
+  bool recordsDst = false;
 };
+/// A function that makes a new synthetic variable of the generated code.
+using NewVar = std::function<Var *(const std::string &, const CType &)>;
+/// The run-time condition under which a region swap is exact: every
+/// dimension is non-empty, and the region's rows are disjoint, in
+/// increasing order and inside [0, N).
+ExprP regionSwapCondition(const SwapCopy &sc);
+/// The region's rows, `row(start, width)` for each, in increasing order
+/// (or decreasing with `backwards`).
+Block regionRows(const SwapCopy &sc, const NewVar &newVar, bool backwards,
+                 const std::function<Block(const ExprP &, const ExprP &)> &row);
+/// Exchanges a[e] and b[e], for each pair (a, b), at every e in [0, N)
+/// outside the region (requires regionSwapCondition).
+Block exchangeOutsideRegion(const SwapCopy &sc, const NewVar &newVar,
+                            const std::vector<std::pair<Var *, Var *>> &pairs);
 /// Is a + k provably equal to b (integer values built from literals and
 /// variables that never change)?
 bool provablyEqualPlus(const ExprP &a, long long k, const ExprP &b);

@@ -185,13 +185,18 @@ bool allocationCount(const Stmt &s, const Var *p, Affine &n) {
 }
 
 /// Only `p[k]` (not under &), one assignment of p (the allocation) and
-/// free(p) use p.
-bool onlyElementUses(const Function &f, const Var *p) {
+/// free(p) use p; and communication calls that `commOk` accepts, if given.
+bool onlyElementUses(const Function &f, const Var *p,
+                     const std::function<bool(const Stmt &)> &commOk = {}) {
   bool ok = true;
   int assignments = 0;
   walk(f.body, [&](Stmt &s, const WalkCtx &) {
     if (isFreeOf(s, p))
       return;
+    if (s.kind == Stmt::Comm && commOk && mentions(s, p)) {
+      ok &= commOk(s);
+      return;
+    }
     if (s.kind == Stmt::Decl && s.var == p && s.rhs)
       ok = false;
     if (s.kind == Stmt::Assign && s.lhs->kind == Expr::VarRef &&
@@ -431,6 +436,506 @@ bool swappable(Function &f, size_t top, const Stmt &time, size_t k,
   return true;
 }
 
+
+// --- copies of a region ----------------------------------------------------
+//
+// A time step that updates the interior of a grid with ghost cells copies
+// back only the interior:
+//
+//   for (k = 1; k <= nz; k++) for (j = 1; j <= ny; j++) for (i = 1; i <= nx; i++)
+//     u[k * sp + j * sx + i] = un[k * sp + j * sx + i];
+//
+// Swapping u and un then exchanging their elements outside the region
+// leaves u exactly as the copy does, and un with u's old region, which is
+// dead (written before it is read again).  The exchange is a permutation:
+// its adjoint is the same exchange of the adjoints, and the swap's adjoint
+// is the swap of the adjoints as above (un_b is zero on the region when the
+// reverse of the copy runs).  An index is read as a sum of dimensions,
+// `stride * value` (the innermost with stride 1), and the region as a box:
+// one interval per dimension.  The conditions, besides those of the whole
+// copy:
+//  - the copy is a perfect nest of up to three counted loops whose body is
+//    `a[idx] = b[idx]`, each counter the value of one dimension of idx;
+//  - from the copy, around the loop body, the statements that use b are
+//    loop nests (or single statements) that write elements of b, at
+//    indices read with the same strides after substituting the integer
+//    locals of the nest (`c = i * ys + j; un[c] = ...`), and their boxes
+//    cover the region before any other use of b;
+//  - the buffers may be passed to communication calls that complete before
+//    the copy (a non-blocking start completed by a wait or waitall on its
+//    request between it and the copy, in the step's top-level statements):
+//    the forward sweep then swaps the adjoints too, so that addresses the
+//    runtime keeps from the forward sweep are the reverse sweep's;
+//  - the copy may record the old values of a (a nonlinear step whose
+//    reverse reads them): the swap pushes the region, row by row;
+//  - every variable of the strides, bounds and N is stable and set before
+//    the time loop; the run-time condition (regionSwapCondition) checks
+//    that the rows are disjoint, increasing and inside [0, N), and the code
+//    falls back to the copy otherwise.
+
+/// One dimension of an index: `loop + off`, or the fixed `off` when loop
+/// is null.
+struct DimVal {
+  const Var *loop = nullptr;
+  Affine off;
+};
+
+bool sameDims(const std::vector<DimVal> &a, const std::vector<DimVal> &b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t d = 0; d < a.size(); ++d)
+    if (a[d].loop != b[d].loop || a[d].off.sym != b[d].off.sym ||
+        a[d].off.c != b[d].off.c)
+      return false;
+  return true;
+}
+
+/// Adds sign * x to one dimension: a loop counter, literals, one stable
+/// symbol.
+bool addTo(DimVal &d, const ExprP &x, int sign,
+           const std::set<const Var *> &loops) {
+  if (x->kind == Expr::Binary && (x->text == "+" || x->text == "-"))
+    return addTo(d, x->ops[0], sign, loops) &&
+           addTo(d, x->ops[1], x->text == "-" ? -sign : sign, loops);
+  if (x->kind == Expr::VarRef && loops.count(x->var)) {
+    if (sign < 0 || d.loop)
+      return false;
+    d.loop = x->var;
+    return true;
+  }
+  Affine a;
+  if (!affine(x, a) || (a.sym && (sign < 0 || d.off.sym)))
+    return false;
+  if (a.sym)
+    d.off.sym = a.sym;
+  d.off.c += sign * a.c;
+  return true;
+}
+
+/// idx as the sum over dimensions d of strides[d] * dims[d] (strides[0] is
+/// null, the stride 1).  With `grow`, a stable variable that multiplies a
+/// loop counter becomes a new stride.
+bool decompose(const ExprP &idx, int sign, std::vector<const Var *> &strides,
+               bool grow, const std::set<const Var *> &loops,
+               std::vector<DimVal> &dims) {
+  if (idx->kind == Expr::Binary && (idx->text == "+" || idx->text == "-"))
+    return decompose(idx->ops[0], sign, strides, grow, loops, dims) &&
+           decompose(idx->ops[1], idx->text == "-" ? -sign : sign, strides,
+                     grow, loops, dims);
+  auto dimOf = [&](const Var *v) -> int {
+    for (size_t d = 1; d < strides.size(); ++d)
+      if (strides[d] == v)
+        return (int)d;
+    return -1;
+  };
+  auto isStride = [&](const ExprP &e) {
+    return e->kind == Expr::VarRef && e->var->type.isIntScalar() &&
+           isStable(e->var) && !loops.count(e->var);
+  };
+  if (dims.empty())
+    dims.resize(1);
+  if (idx->kind == Expr::Binary && idx->text == "*") {
+    for (int side = 0; side < 2; ++side) {
+      const ExprP &st = idx->ops[side], &x = idx->ops[1 - side];
+      if (!isStride(st))
+        continue;
+      int d = dimOf(st->var);
+      if (d < 0) {
+        if (!grow || x->kind != Expr::VarRef || !loops.count(x->var))
+          continue;
+        strides.push_back(st->var);
+        d = (int)strides.size() - 1;
+      }
+      if (dims.size() < strides.size())
+        dims.resize(strides.size());
+      return addTo(dims[d], x, sign, loops);
+    }
+    return false;
+  }
+  if (idx->kind == Expr::VarRef && dimOf(idx->var) > 0) {
+    if (dims.size() < strides.size())
+      dims.resize(strides.size());
+    dims[dimOf(idx->var)].off.c += sign;
+    return true;
+  }
+  return addTo(dims[0], idx, sign, loops);
+}
+
+/// A box: per dimension, an inclusive interval.
+struct Box {
+  std::vector<Affine> lo, hi;
+};
+
+using Ranges = std::map<const Var *, std::pair<Affine, Affine>>;
+
+bool addAffine(const Affine &a, const Affine &b, Affine &out) {
+  if (a.sym && b.sym)
+    return false;
+  out = {a.sym ? a.sym : b.sym, a.c + b.c};
+  return true;
+}
+
+/// The box of a decomposed index, the loop counters over their ranges.
+bool boxOf(const std::vector<DimVal> &dims, size_t ndims, const Ranges &ranges,
+           Box &out) {
+  if (dims.size() > ndims)
+    return false;
+  out.lo.assign(ndims, Affine{});
+  out.hi.assign(ndims, Affine{});
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (!dims[d].loop) {
+      out.lo[d] = out.hi[d] = dims[d].off;
+      continue;
+    }
+    auto r = ranges.find(dims[d].loop);
+    if (r == ranges.end() ||
+        !addAffine(r->second.first, dims[d].off, out.lo[d]) ||
+        !addAffine(r->second.second, dims[d].off, out.hi[d]))
+      return false;
+  }
+  return true;
+}
+
+/// Do the boxes cover the target in dimensions 0..d?  In dimension d a
+/// prefix [lo, cur) grows by a group of boxes that all start at or before
+/// cur and together cover the lower dimensions: up to the smallest end
+/// among them.  `bounds` holds lower bounds of cur; an empty box or a
+/// group that ends before cur only adds a bound that is already passed.
+bool coversBox(const std::vector<Box> &boxes, const Box &target, int d) {
+  if (d < 0)
+    return true;
+  std::vector<Affine> bounds{target.lo[d]};
+  auto reached = [&](const Affine &a) {
+    for (const Affine &b : bounds)
+      if (provablyLE(a, b))
+        return true;
+    return false;
+  };
+  Affine end{target.hi[d].sym, target.hi[d].c + 1};
+  bool grew = true;
+  while (!reached(end) && grew) {
+    grew = false;
+    for (const Box &c : boxes) {
+      if (!reached(c.lo[d]))
+        continue;
+      Affine next{c.hi[d].sym, c.hi[d].c + 1};
+      if (reached(next))
+        continue;
+      std::vector<Box> group;
+      for (const Box &g : boxes)
+        if (reached(g.lo[d]) && provablyLE(c.hi[d], g.hi[d]))
+          group.push_back(g);
+      if (coversBox(group, target, d - 1)) {
+        bounds.push_back(next);
+        grew = true;
+        break;
+      }
+    }
+  }
+  return reached(end);
+}
+
+ExprP substVars(const ExprP &e, const std::map<const Var *, ExprP> &env) {
+  if (e->kind == Expr::VarRef) {
+    auto it = env.find(e->var);
+    return it == env.end() ? e : it->second;
+  }
+  if (e->ops.empty())
+    return e;
+  auto c = std::make_shared<Expr>(*e);
+  for (ExprP &o : c->ops)
+    o = substVars(o, env);
+  return c;
+}
+
+/// The boxes of b's elements that a statement writes: a single `b[idx] =
+/// e` or a nest of counted loops whose only uses of b are such writes at
+/// the top of their bodies (e not reading b).  Integer locals assigned in
+/// the bodies are substituted into the indices.
+bool writeBoxes(const Stmt &s, const Var *b,
+                const std::vector<const Var *> &strides, Ranges ranges,
+                std::map<const Var *, ExprP> &env, std::vector<Box> &out) {
+  if (s.kind == Stmt::Assign && s.op == "=" && isElementOf(s.lhs, b)) {
+    if (mentions(s.rhs, b))
+      return false;
+    std::set<const Var *> loops;
+    for (auto &r : ranges)
+      loops.insert(r.first);
+    std::vector<const Var *> st = strides;
+    std::vector<DimVal> dims;
+    Box box;
+    if (!decompose(substVars(s.lhs->ops[1], env), 1, st, false, loops, dims) ||
+        !boxOf(dims, strides.size(), ranges, box))
+      return false;
+    out.push_back(box);
+    return true;
+  }
+  Affine lo, hi;
+  if (!countedRange(s, lo, hi) || hasJump(s.body) || !s.tapeSet.empty())
+    return false;
+  ranges[s.loopVar] = {lo, hi};
+  std::map<const Var *, ExprP> inner = env;
+  for (const StmtP &c : s.body) {
+    if (mentions(*c, b)) {
+      if (!writeBoxes(*c, b, strides, ranges, inner, out))
+        return false;
+      continue;
+    }
+    if (c->kind == Stmt::Decl && !c->rhs)
+      continue;
+    if (c->kind == Stmt::Assign && c->op == "=" &&
+        c->lhs->kind == Expr::VarRef && c->lhs->var->type.isIntScalar() &&
+        c->lhs->var->kind == Var::Local) {
+      inner[c->lhs->var] = substVars(c->rhs, inner);
+      continue;
+    }
+    // Anything else forgets the integers it mentions.
+    for (auto it = inner.begin(); it != inner.end();)
+      it = mentions(*c, it->first) ? inner.erase(it) : std::next(it);
+  }
+  return true;
+}
+
+/// Is v set by a top-level statement of f before statement `top` (or a
+/// parameter or global that nothing assigns)?
+bool setBefore(const Function &f, size_t top, const Var *v) {
+  if (v->kind != Var::Local)
+    return isStable(v);
+  for (size_t s = 0; s < top; ++s) {
+    const Stmt &st = *f.body[s];
+    if ((st.kind == Stmt::Assign && st.lhs->kind == Expr::VarRef &&
+         st.lhs->var == v) ||
+        (st.kind == Stmt::Decl && st.var == v && st.rhs))
+      return isStable(v);
+  }
+  return false;
+}
+
+/// An integer expression of literals, casts and stable variables, each set
+/// before statement `top`.
+bool stableCount(const Function &f, size_t top, const ExprP &e) {
+  switch (e->kind) {
+  case Expr::IntLit:
+    return true;
+  case Expr::VarRef:
+    return e->var->type.isIntScalar() && setBefore(f, top, e->var);
+  case Expr::Cast:
+    return stableCount(f, top, e->ops[0]);
+  case Expr::Binary:
+    return (e->text == "+" || e->text == "-" || e->text == "*") &&
+           stableCount(f, top, e->ops[0]) && stableCount(f, top, e->ops[1]);
+  default:
+    return false;
+  }
+}
+
+/// The element count of `p = malloc(N * sizeof(T))` / calloc(N,
+/// sizeof(T)) as an expression.
+ExprP allocationCountExpr(const Stmt &s, const Var *p) {
+  if (s.kind != Stmt::Assign || s.op != "=" || s.lhs->kind != Expr::VarRef ||
+      s.lhs->var != p)
+    return nullptr;
+  ExprP call = allocationCall(s.rhs);
+  if (!call)
+    return nullptr;
+  std::string elem = p->type.elemName();
+  auto isSize = [&](const ExprP &e) {
+    if (e->kind != Expr::Opaque)
+      return false;
+    std::string t = e->text;
+    return t == "sizeof(" + elem + ")" || t == "sizeof *" + p->userName ||
+           t == "sizeof(*" + p->userName + ")";
+  };
+  if (call->text == "calloc" && call->ops.size() == 2 && isSize(call->ops[1]))
+    return call->ops[0];
+  if (call->text == "malloc" && call->ops.size() == 1) {
+    const ExprP &m = call->ops[0];
+    if (m->kind == Expr::Binary && m->text == "*") {
+      if (isSize(m->ops[1]))
+        return m->ops[0];
+      if (isSize(m->ops[0]))
+        return m->ops[1];
+    }
+  }
+  return nullptr;
+}
+
+/// A communication call on a swapped buffer: blocking, or a non-blocking
+/// start among the top-level statements of the time loop before the copy
+/// (statement k), completed before the copy by `MPI_Wait(&r)` /
+/// `MPI_Wait(&rs[K])` or `MPI_Waitall(N, rs, ...)` with K < N literals.
+bool commCompletes(const Stmt &s, const Stmt &time, size_t k) {
+  const CommRule &r = *s.comm.rule;
+  int req = r.argIndex("request");
+  if (!r.starts)
+    return req < 0;
+  size_t at = k;
+  for (size_t j = 0; j < k; ++j)
+    if (time.body[j].get() == &s)
+      at = j;
+  if (at == k || req < 0)
+    return false;
+  const ExprP &ra = s.comm.args[req];
+  if (ra->kind != Expr::AddrOf)
+    return false;
+  const ExprP &target = ra->ops[0];
+  std::string text = printExpr(ra);
+  for (size_t m = at + 1; m < k; ++m) {
+    const Stmt &w = *time.body[m];
+    if (w.kind != Stmt::Comm)
+      continue;
+    const std::vector<ExprP> &a = w.comm.args;
+    if (w.comm.name == "MPI_Wait" && !a.empty() && printExpr(a[0]) == text)
+      return true;
+    if (w.comm.name == "MPI_Waitall" && a.size() >= 2 &&
+        a[0]->kind == Expr::IntLit && target->kind == Expr::Index &&
+        target->ops[1]->kind == Expr::IntLit &&
+        target->ops[0]->kind == Expr::VarRef && a[1]->kind == Expr::VarRef &&
+        a[1]->var == target->ops[0]->var &&
+        std::stoll(target->ops[1]->text) < std::stoll(a[0]->text))
+      return true;
+  }
+  return false;
+}
+
+/// Is the copy nest `copy` (statement k of the body of `time`, a statement
+/// of the function body at index top) a swappable copy of a region?
+bool regionSwappable(Function &f, size_t top, const Stmt &time, size_t k,
+                     SwapCopy &out) {
+  const Stmt *cur = time.body[k].get();
+  Ranges ranges;
+  std::set<const Var *> loops;
+  std::vector<const Var *> order; // counters, outermost first
+  while (cur->kind == Stmt::For) {
+    Affine lo, hi;
+    if (!countedRange(*cur, lo, hi) || cur->body.size() != 1 ||
+        !cur->tapeSet.empty() || order.size() == 3)
+      return false;
+    ranges[cur->loopVar] = {lo, hi};
+    loops.insert(cur->loopVar);
+    order.push_back(cur->loopVar);
+    cur = cur->body[0].get();
+  }
+  const Stmt &a = *cur;
+  if (order.empty() || a.kind != Stmt::Assign || a.op != "=" ||
+      a.lhs->kind != Expr::Index || a.rhs->kind != Expr::Index ||
+      a.lhs->ops[0]->kind != Expr::VarRef ||
+      a.rhs->ops[0]->kind != Expr::VarRef)
+    return false;
+  Var *dst = a.lhs->ops[0]->var, *src = a.rhs->ops[0]->var;
+  if (dst == src)
+    return false;
+  bool recordsDst = false;
+  for (const Var *t : a.tapeSet) {
+    if (t != dst)
+      return false;
+    recordsDst = true;
+  }
+  std::vector<const Var *> strides{nullptr}, again{nullptr};
+  std::vector<DimVal> dims, rdims;
+  if (!decompose(a.lhs->ops[1], 1, strides, true, loops, dims) ||
+      !decompose(a.rhs->ops[1], 1, again, true, loops, rdims) ||
+      strides != again || !sameDims(dims, rdims))
+    return false;
+  // Each counter is the value of one dimension; the outer loops have the
+  // larger strides (the run-time check assumes that order).
+  std::set<const Var *> seen;
+  for (const DimVal &d : dims)
+    if (!d.loop || !seen.insert(d.loop).second)
+      return false;
+  if (seen.size() != order.size() || dims.size() != order.size())
+    return false;
+  if (dims[0].loop != order.back())
+    return false;
+  // Dimension d >= 1 is the loop d levels out of the innermost.
+  std::vector<const Var *> sorted{nullptr};
+  std::vector<DimVal> sortedDims{dims[0]};
+  for (size_t level = 1; level < order.size(); ++level)
+    for (size_t d = 1; d < dims.size(); ++d)
+      if (dims[d].loop == order[order.size() - 1 - level]) {
+        sorted.push_back(strides[d]);
+        sortedDims.push_back(dims[d]);
+      }
+  strides = sorted;
+  dims = sortedDims;
+  Box region;
+  if (!boxOf(dims, dims.size(), ranges, region))
+    return false;
+
+  for (Var *p : {dst, src})
+    if (p->kind != Var::Local || p->type.ptrDepth != 1 ||
+        !p->type.dims.empty() || !p->type.isFloatingElem() ||
+        aliasRoot(f, p) != p)
+      return false;
+  if (dst->type.elem != src->type.elem)
+    return false;
+  // Each allocated once, before the time loop, with the same count.
+  ExprP n;
+  for (Var *p : {dst, src}) {
+    ExprP m;
+    for (size_t s = 0; s < top && !m; ++s)
+      m = allocationCountExpr(*f.body[s], p);
+    if (!m || !stableCount(f, top, m) || (n && printExpr(n) != printExpr(m)))
+      return false;
+    n = m;
+    if (!onlyElementUses(f, p, [&](const Stmt &s) {
+          return commCompletes(s, time, k);
+        }))
+      return false;
+  }
+  for (size_t d = 1; d < strides.size(); ++d)
+    if (!setBefore(f, top, strides[d]))
+      return false;
+  for (size_t d = 0; d < dims.size(); ++d)
+    for (const Affine *x : {&region.lo[d], &region.hi[d]})
+      if (x->sym && !setBefore(f, top, x->sym))
+        return false;
+
+  Stmt header = time;
+  header.body.clear();
+  if (mentions(header, src))
+    return false;
+  // After the copy, around the loop body: src's region is written before
+  // any other use of src.
+  std::vector<Box> written;
+  bool complete = false;
+  for (size_t step = 1; step < time.body.size() && !complete; ++step) {
+    const Stmt &s = *time.body[(k + step) % time.body.size()];
+    if (!mentions(s, src))
+      continue;
+    std::map<const Var *, ExprP> env;
+    if (!writeBoxes(s, src, strides, {}, env, written))
+      return false;
+    complete = coversBox(written, region, (int)dims.size() - 1);
+  }
+  if (!complete)
+    return false;
+  for (size_t s = top + 1; s < f.body.size(); ++s)
+    if (mentions(*f.body[s], src) && !isFreeOf(*f.body[s], src))
+      return false;
+  if (recordsElements(f.body, src))
+    return false;
+
+  auto expr = [](const Affine &x) {
+    return x.sym ? plusConst(mkVar(const_cast<Var *>(x.sym)), x.c)
+                 : mkInt(x.c);
+  };
+  out.dst = dst;
+  out.src = src;
+  out.count = n;
+  out.timeLoop = &time;
+  out.recordsDst = recordsDst;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const Affine &lo = region.lo[d], &hi = region.hi[d];
+    ExprP span = hi.sym == lo.sym ? mkInt(hi.c - lo.c)
+                 : !lo.sym        ? expr({hi.sym, hi.c - lo.c})
+                                  : mkBinary("-", expr(hi), expr(lo));
+    out.region.push_back({d ? mkVar(const_cast<Var *>(strides[d])) : nullptr,
+                          expr(lo), expr(hi), span});
+  }
+  return true;
+}
+
 } // namespace
 
 bool provablyEqualPlus(const ExprP &a, long long k, const ExprP &b) {
@@ -446,11 +951,124 @@ std::map<const Stmt *, SwapCopy> findSwapCopies(Function &f) {
       continue;
     for (size_t k = 0; k < time.body.size(); ++k) {
       SwapCopy sc;
-      if (swappable(f, top, time, k, sc))
+      if (swappable(f, top, time, k, sc) ||
+          regionSwappable(f, top, time, k, sc = SwapCopy()))
         out[time.body[k].get()] = sc;
     }
   }
   return out;
+}
+
+// --- the code of a region swap ---------------------------------------------
+
+namespace {
+
+ExprP asLong(const ExprP &e) { return mkCast("long long", e, Scalar::Int); }
+
+CType integerType(const char *base) {
+  CType t;
+  t.elem = Scalar::Int;
+  t.base = base;
+  return t;
+}
+
+/// for (long long v = from; v <= to; v++) body   (or from to down to `to`)
+StmtP countedLoop(Var *v, const ExprP &from, const ExprP &to, bool down,
+                  const std::string &cmp, Block body) {
+  v->declaredInForInit = true;
+  auto r = std::make_shared<Stmt>();
+  r->kind = Stmt::For;
+  r->init = mkDecl(v, from);
+  r->cond = mkBinary(cmp, mkVar(v), to);
+  r->step = mkAssign(mkVar(v), down ? "-=" : "+=", mkInt(1));
+  r->body = std::move(body);
+  return r;
+}
+
+/// The number of elements of a row: hi0 - lo0 + 1.
+ExprP rowWidth(const SwapCopy &sc) { return plusConst(sc.region[0].span, 1); }
+
+/// a OP b, or null when both are integer literals and it holds.
+ExprP unlessTrue(const std::string &op, const ExprP &a, const ExprP &b) {
+  if (a->kind == Expr::IntLit && b->kind == Expr::IntLit) {
+    long long x = std::stoll(a->text), y = std::stoll(b->text);
+    if ((op == "<=" && x <= y) || (op == ">=" && x >= y))
+      return nullptr;
+  }
+  return mkBinary(op, a, b);
+}
+
+} // namespace
+
+ExprP regionSwapCondition(const SwapCopy &sc) {
+  const std::vector<SwapDim> &r = sc.region;
+  ExprP c;
+  auto both = [&](const ExprP &x) {
+    if (x)
+      c = c ? mkBinary("&&", c, x) : x;
+  };
+  for (const SwapDim &d : r)
+    both(unlessTrue("<=", d.lo, d.hi));
+  // Rows (and planes) disjoint and in order: each stride at least the
+  // extent of what one step of the dimension below spans.
+  ExprP extent = rowWidth(sc), first = r[0].lo, last = r[0].hi;
+  for (size_t d = 1; d < r.size(); ++d) {
+    both(mkBinary(">=", r[d].stride, extent));
+    extent = mkBinary("+", mul(r[d].span, r[d].stride), extent);
+    first = mkBinary("+", mul(r[d].lo, r[d].stride), first);
+    last = mkBinary("+", mul(r[d].hi, r[d].stride), last);
+  }
+  both(unlessTrue(">=", first, mkInt(0)));
+  both(mkBinary("<", asLong(last), asLong(sc.count)));
+  return c;
+}
+
+Block regionRows(const SwapCopy &sc, const NewVar &newVar, bool backwards,
+                 const std::function<Block(const ExprP &, const ExprP &)> &row) {
+  const std::vector<SwapDim> &r = sc.region;
+  std::vector<Var *> vars(r.size(), nullptr);
+  ExprP start = r[0].lo;
+  for (size_t d = 1; d < r.size(); ++d) {
+    vars[d] = newVar("mpiad_r", integerType("int"));
+    start = mkBinary("+", mul(mkVar(vars[d]), r[d].stride), start);
+  }
+  Block body = row(start, rowWidth(sc));
+  for (size_t d = 1; d < r.size(); ++d) {
+    StmtP loop =
+        backwards ? countedLoop(vars[d], r[d].hi, r[d].lo, true, ">=", body)
+                  : countedLoop(vars[d], r[d].lo, r[d].hi, false, "<=", body);
+    body = {loop};
+  }
+  return body;
+}
+
+Block exchangeOutsideRegion(const SwapCopy &sc, const NewVar &newVar,
+                            const std::vector<std::pair<Var *, Var *>> &pairs) {
+  Var *at = newVar("mpiad_at", integerType("long long"));
+  auto exchange = [&](const ExprP &to) {
+    Var *e = newVar("mpiad_e", integerType("long long"));
+    Block body;
+    for (const auto &[a, b] : pairs) {
+      CType t;
+      t.elem = a->type.elem;
+      t.base = a->type.elemName();
+      Var *tmp = newVar("mpiad_t", t);
+      body.push_back(mkDecl(tmp, mkIndex(mkVar(a), mkVar(e))));
+      body.push_back(mkAssign(mkIndex(mkVar(a), mkVar(e)), "=",
+                              mkIndex(mkVar(b), mkVar(e))));
+      body.push_back(mkAssign(mkIndex(mkVar(b), mkVar(e)), "=", mkVar(tmp)));
+    }
+    return countedLoop(e, mkVar(at), to, false, "<", body);
+  };
+  Block out{mkDecl(at, mkInt(0))};
+  append(out, regionRows(sc, newVar, false,
+                         [&](const ExprP &start, const ExprP &w) -> Block {
+                           return {exchange(start),
+                                   mkAssign(mkVar(at), "=",
+                                            mkBinary("+", start, w))};
+                         }));
+  out.push_back(exchange(asLong(sc.count)));
+  return {mkCompound(out)};
 }
 
 } // namespace mpiad

@@ -32,7 +32,8 @@ public:
     // (findSwapCopies reads the assignment counts of to-be-recorded).
     analyzeToBeRecorded(F, {}, M.fe_);
     for (const auto &kv : findSwapCopies(F))
-      if (kv.second.dst->active && kv.second.src->active)
+      if (kv.second.dst->active && kv.second.src->active &&
+          (kv.second.region.empty() || !M.cuda)) // the exchange is host code
         swaps.insert(kv);
   }
 
@@ -104,6 +105,25 @@ public:
                       " are not read again, so swap the buffers"),
             swapPointers(a, b, tmp(a)),
             swapPointers(tangent(a), tangent(b), tmp(tangent(a)))};
+  }
+
+  /// The copy of a region (BufferSwap.cpp): when the run-time condition
+  /// holds, swap the buffers and their tangents and exchange both pairs'
+  /// elements outside the region; otherwise copy (`copy`, the loop's
+  /// tangent code).
+  Block regionSwappedCopy(const SwapCopy &sc, const StmtP &copy) {
+    Var *a = sc.dst, *b = sc.src, *ad = tangent(a), *bd = tangent(b);
+    NewVar nv = [&](const std::string &n, const CType &t) {
+      return F.newVar(unique(n), t, Var::Synthetic);
+    };
+    Block swap{mkComment("copy-back of the region of " + a->name + " from " +
+                         b->name + ": the old contents of " + b->name +
+                         " there are not read again, so swap the buffers "
+                         "and exchange the elements outside the region"),
+               swapPointers(a, b, nv("mpiad_swap", a->type)),
+               swapPointers(ad, bd, nv("mpiad_swap", ad->type))};
+    append(swap, exchangeOutsideRegion(sc, nv, {{a, b}, {ad, bd}}));
+    return {mkIf(regionSwapCondition(sc), swap, {copy})};
   }
 
   bool activeIn(const ExprP &e) const { return carriesDerivative(e); }
@@ -203,7 +223,7 @@ public:
       return {n};
     }
     case Stmt::For:
-      if (swaps.count(s.get()))
+      if (swaps.count(s.get()) && swaps.at(s.get()).region.empty())
         return swappedCopy(swaps.at(s.get()));
       [[fallthrough]];
     case Stmt::While:
@@ -212,6 +232,8 @@ public:
       n->body = block(s->body);
       if (s->init && s->init->kind == Stmt::Assign)
         n->init = s->init;
+      if (swaps.count(s.get()))
+        return regionSwappedCopy(swaps.at(s.get()), n);
       return {n};
     }
     case Stmt::Compound:

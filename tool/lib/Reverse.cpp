@@ -1256,6 +1256,52 @@ public:
     return {fwd, rev};
   }
 
+  /// The copy of a region (BufferSwap.cpp): when the run-time condition
+  /// holds, the forward sweep pushes the region of a if the reverse reads
+  /// it, swaps a and b (and their adjoints, so that every address the
+  /// runtime keeps from the forward sweep is the reverse sweep's), and
+  /// exchanges their elements outside the region; the reverse sweep
+  /// exchanges them back, with the adjoints, swaps back and pops a's
+  /// region.  Otherwise both sweeps copy, as generated for any loop.
+  const Stmt *copying = nullptr; // the copy generated as a loop
+  Pair regionSwappedCopy(const StmtP &s, const SwapCopy &sc) {
+    copying = s.get();
+    Pair copy = forStmt(s);
+    copying = nullptr;
+    Var *a = sc.dst, *b = sc.src, *ab = shadow(a), *bb = shadow(b);
+    NewVar nv = [&](const std::string &n, const CType &t) {
+      return newSynth(n, t);
+    };
+    bool f32 = a->type.elem == Scalar::Float;
+    auto rows = [&](bool pop) {
+      return regionRows(sc, nv, pop, [&](const ExprP &start, const ExprP &w) {
+        std::string fn = std::string(pop ? "mpiad_pop_" : "mpiad_push_") +
+                         (f32 ? "f32" : "f64") + "_array";
+        return Block{mkExprStmt(mkCall(
+            fn, {mkAddrOf(mkIndex(mkVar(a), start)), w}, Scalar::Void))};
+      });
+    };
+    std::string what = "copy-back of the region of " + a->name + " from " +
+                       b->name;
+    Block fwd{mkComment(what + ": the old contents of " + b->name +
+                        " there are not read again, so swap the buffers "
+                        "and exchange the elements outside the region")};
+    if (sc.recordsDst)
+      append(fwd, rows(false));
+    fwd.push_back(swapStmt(a, b));
+    fwd.push_back(swapStmt(ab, bb));
+    append(fwd, exchangeOutsideRegion(sc, nv, {{a, b}}));
+    Block rev{mkComment("adjoint of the " + what + " (" + bb->name +
+                        " is zero on the region): exchange back, swap back")};
+    append(rev, exchangeOutsideRegion(sc, nv, {{a, b}, {ab, bb}}));
+    rev.push_back(swapStmt(a, b));
+    rev.push_back(swapStmt(ab, bb));
+    if (sc.recordsDst)
+      append(rev, rows(true));
+    ExprP ok = regionSwapCondition(sc);
+    return {{mkIf(ok, fwd, copy.first)}, {mkIf(ok, rev, copy.second)}};
+  }
+
   Pair forStmt(const StmtP &s) {
     if (s->checkpoint && M.cuda) {
       error(s->checkpointLoc.isValid() ? s->checkpointLoc : s->loc,
@@ -1266,8 +1312,12 @@ public:
     if (s->checkpoint)
       return checkpointedFor(s);
     auto sw = swaps.find(s.get());
-    if (sw != swaps.end() && sw->second.dst->active && sw->second.src->active)
+    if (sw != swaps.end() && sw->second.dst->active &&
+        sw->second.src->active && s.get() != copying) {
+      if (!sw->second.region.empty())
+        return regionSwappedCopy(s, sw->second);
       return swappedCopy(sw->second);
+    }
     bool kernel = M.cuda && s->parallel;
     if (kernel)
       parallelBody = &s->body;
@@ -2479,6 +2529,10 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   // helpers of callees pass their buffers between two functions.
   if (R.topLevel)
     gen->swaps = findSwapCopies(F);
+  // A region swap's exchange runs on the host.
+  for (auto it = gen->swaps.begin(); it != gen->swaps.end();)
+    it = M.cuda && !it->second.region.empty() ? gen->swaps.erase(it)
+                                               : std::next(it);
   gen->keepTopLevel = true;
   sweeps = gen->block(F.body);
   return !gen->failed && !diag.hasErrors();

@@ -6,7 +6,10 @@
 // loop before it then overwrites u_b (which holds garbage since the swap)
 // and leaves unew_b unzeroed, which is cleared once after the time loop.
 // The reverse-mode functions after the first break one condition each and
-// keep the copy or the adding gather (BufferSwap.cpp lists the conditions).
+// keep the copy or the adding gather (BufferSwap.cpp lists the conditions);
+// three of them are copies of a region instead (codegen/region_swap.c): a
+// swap, an exchange of the elements outside the region, behind a run-time
+// check whose else branch keeps the copy.
 // Forward mode swaps the tangents too.  exec/copy_back_swap.c runs the
 // swapped adjoints and tangents.
 //
@@ -116,7 +119,8 @@ double lateboundary(const double *u0, int n, int T, double nu) {
 // CHECK-NOT: clear what the gathers left
 // CHECK: return mpiad_ret;
 
-// The reverse needs the old u (u * u): the copy records it, so it stays.
+// The reverse needs the old u (u * u): the copy records it, so the whole
+// swap does not apply; the region swap pushes the old u instead of copying.
 #pragma mpiad differentiate wrt(u0) varying(u0)
 double nonlinear(const double *u0, int n, int T) {
   double *u = malloc(n * sizeof(double));
@@ -135,8 +139,11 @@ double nonlinear(const double *u0, int n, int T) {
   return s;
 }
 // CHECK-LABEL: double nonlinear_b(
-// CHECK-NOT: swap the buffers
-// CHECK: mpiad_push_f64_array(&u[0], n > 0 ? n : 0);
+// CHECK: if (0 <= n - 1 && (long long)(n - 1) < (long long)n) {
+// CHECK-NEXT: /* copy-back of the region of u from unew: {{.*}} */
+// CHECK-NEXT: mpiad_push_f64_array(&u[0], n);
+// CHECK: } else {
+// CHECK-NEXT: mpiad_push_f64_array(&u[0], n > 0 ? n : 0);
 // CHECK-NEXT: for (int i = 0; i < n; i++) {
 // CHECK-NEXT: u[i] = unew[i];
 // CHECK: unew_b[i] += u_b[i];
@@ -213,7 +220,8 @@ double readfirst(const double *u0, int n, int T) {
 // CHECK: u[i] = unew[i];
 // CHECK: unew_b[i] += u_b[i];
 
-// Not the whole buffer: u[n - 1] keeps its value.
+// Not the whole buffer: u[n - 1] keeps its value (a region swap exchanges
+// it back).
 #pragma mpiad differentiate wrt(u0) varying(u0)
 double shortcopy(const double *u0, int n, int T) {
   double *u = malloc(n * sizeof(double));
@@ -232,11 +240,15 @@ double shortcopy(const double *u0, int n, int T) {
   return s;
 }
 // CHECK-LABEL: double shortcopy_b(
-// CHECK-NOT: swap the buffers
-// CHECK: u[i] = unew[i];
+// CHECK: if (0 <= n - 2 && (long long)(n - 2) < (long long)n) {
+// CHECK-NEXT: /* copy-back of the region of u from unew: {{.*}} */
+// CHECK: } else {
+// CHECK-NEXT: for (int i = 0; i < n - 1; i++) {
+// CHECK-NEXT: u[i] = unew[i];
 // CHECK: unew_b[i] += u_b[i];
 
-// u is seen by a call (communication holds its address).
+// u is seen by a call (communication holds its address): not the whole
+// swap; the region swap, which swaps the adjoints in the forward sweep too.
 #pragma mpiad differentiate wrt(u0) varying(u0)
 double passed(const double *u0, int n, int T, MPI_Comm comm) {
   double *u = malloc(n * sizeof(double));
@@ -256,8 +268,11 @@ double passed(const double *u0, int n, int T, MPI_Comm comm) {
   return s;
 }
 // CHECK-LABEL: double passed_b(
-// CHECK-NOT: swap the buffers
-// CHECK: u[i] = unew[i];
+// CHECK: if (0 <= n - 1 && (long long)(n - 1) < (long long)n) {
+// CHECK-NEXT: /* copy-back of the region of u from unew: {{.*}} */
+// CHECK: } else {
+// CHECK-NEXT: for (int i = 0; i < n; i++) {
+// CHECK-NEXT: u[i] = unew[i];
 // CHECK: unew_b[i] += u_b[i];
 
 // Forward mode swaps the buffers and their tangents (every write of unew

@@ -1,0 +1,400 @@
+// Time loops whose copy-back copies only a region of the buffers (the
+// interior of a grid with ghost cells): mpiad-cc swaps the buffers and
+// exchanges the elements outside the region when a run-time check on the
+// strides and bounds holds, and copies otherwise (codegen/region_swap.c
+// shows the code).  Gradients against central differences of the user's
+// primal, which copies, in reverse and forward mode:
+//  - rows1d: a 1-D field with one ghost cell per side, exchanged with the
+//    neighbouring ranks by MPI_Sendrecv; linear, nothing recorded;
+//  - grid2d: a 2-D field with a ghost frame, ghost rows from the
+//    neighbours, a coefficient per point that is differentiated too (the
+//    reverse reads the old field, which the swap pushes row by row), the
+//    interior written by a nest and a last-row loop, through an integer
+//    local `c`;
+//  - halo2d: the ghost rows received by MPI_Irecv into the field itself,
+//    sent by MPI_Isend from it, completed by MPI_Waitall before the copy;
+//  - box3d: a 3-D nest, ghost planes by MPI_Sendrecv, a loop order k, j, i;
+//  - overlap: rows s elements apart, s chosen by the caller: with s < ny
+//    the rows overlap and the check fails (the code copies);
+//  - partial: the step writes only part of the region, so the old contents
+//    of the source are read by the next copy: no swap, and the gradient
+//    must still be exact;
+//  - allred: the whole buffer, a nonlinear step (the swap pushes the old
+//    field), the field reduced in place over the ranks after the copy
+//    (the reverse reads its result: the reduction is not linear here).
+// Sizes 1 to 5 in each dimension, 0 to 3 steps; data vary per rank.
+// RUN: %mpiad-cc %s -I%S/../Inputs -lm -o %t
+// RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
+// RUN: %mpirun 2 %t | FileCheck %s --implicit-check-not=FAIL
+// RUN: %mpirun 3 %t | FileCheck %s --implicit-check-not=FAIL
+// RUN: %mpirun 4 %t | FileCheck %s --implicit-check-not=FAIL
+// CHECK: ALL PASSED
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "harness.h"
+
+static int up_g, down_g; /* neighbouring ranks, MPI_PROC_NULL at the ends */
+
+#pragma mpiad differentiate wrt(u0) varying(u0, up, down)
+#pragma mpiad differentiate forward wrt(u0)
+double rows1d(const double *u0, int n, int T, int up, int down,
+              MPI_Comm comm) {
+  double *u = calloc(n + 2, sizeof(double));
+  double *un = calloc(n + 2, sizeof(double));
+  for (int i = 1; i <= n; i++)
+    u[i] = u0[i - 1];
+  for (int t = 0; t < T; t++) {
+    MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, up, 0, &u[0], 1, MPI_DOUBLE, down, 0,
+                 comm, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, down, 1, &u[n + 1], 1, MPI_DOUBLE, up,
+                 1, comm, MPI_STATUS_IGNORE);
+    for (int i = 1; i <= n; i++)
+      un[i] = u[i] + 0.2 * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+    for (int i = 1; i <= n; i++)
+      u[i] = un[i];
+  }
+  double s = 0.0;
+  for (int i = 0; i < n + 2; i++)
+    s += u[i] * u[i] * (1.0 + 0.1 * i);
+  double J = 0.0;
+  MPI_Allreduce(&s, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(un);
+  free(u);
+  return J;
+}
+
+#pragma mpiad differentiate wrt(u0, kappa) varying(u0, kappa, nx, up, down)
+#pragma mpiad differentiate forward wrt(u0, kappa)
+double grid2d(const double *u0, const double *kappa, int nx, int ny, int T,
+              int up, int down, MPI_Comm comm) {
+  int ys = ny + 2;
+  double *u = malloc((size_t)(nx + 2) * (size_t)ys * sizeof(double));
+  double *un = malloc((size_t)(nx + 2) * (size_t)ys * sizeof(double));
+  for (int c = 0; c < (nx + 2) * ys; c++) {
+    u[c] = 0.0;
+    un[c] = 0.0;
+  }
+  for (int i = 1; i <= nx; i++)
+    for (int j = 1; j <= ny; j++)
+      u[i * ys + j] = u0[(i - 1) * ny + (j - 1)];
+  for (int t = 0; t < T; t++) {
+    MPI_Sendrecv(&u[nx * ys], ys, MPI_DOUBLE, up, 0, &u[0], ys, MPI_DOUBLE,
+                 down, 0, comm, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&u[ys], ys, MPI_DOUBLE, down, 1, &u[(nx + 1) * ys], ys,
+                 MPI_DOUBLE, up, 1, comm, MPI_STATUS_IGNORE);
+    for (int i = 1; i < nx; i++)
+      for (int j = 1; j <= ny; j++) {
+        int c = i * ys + j;
+        double k = kappa[(i - 1) * ny + (j - 1)];
+        un[c] = u[c] + 0.1 * k * (u[c - ys] + u[c + ys] + u[c - 1] +
+                                  u[c + 1] - 4.0 * u[c]);
+      }
+    for (int j = 1; j <= ny; j++) {
+      int c = nx * ys + j;
+      un[c] = u[c] + 0.1 * kappa[(nx - 1) * ny + (j - 1)] * u[c] *
+                         (u[c - ys] - u[c]);
+    }
+    for (int i = 1; i <= nx; i++)
+      for (int j = 1; j <= ny; j++)
+        u[i * ys + j] = un[i * ys + j];
+  }
+  double s = 0.0;
+  for (int i = 1; i <= nx; i++)
+    for (int j = 1; j <= ny; j++)
+      s += sin(u[i * ys + j]) * (1.0 + 0.01 * (i * ys + j));
+  double J = 0.0;
+  MPI_Allreduce(&s, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(un);
+  free(u);
+  return J;
+}
+
+#pragma mpiad differentiate wrt(u0, kappa) varying(u0, kappa, up, down)
+#pragma mpiad differentiate forward wrt(u0, kappa)
+double halo2d(const double *u0, const double *kappa, int nx, int ny, int T,
+              int up, int down, MPI_Comm comm) {
+  int ys = ny + 2;
+  double *u = calloc((size_t)(nx + 2) * ys, sizeof(double));
+  double *un = calloc((size_t)(nx + 2) * ys, sizeof(double));
+  for (int i = 1; i <= nx; i++)
+    for (int j = 1; j <= ny; j++)
+      u[i * ys + j] = u0[(i - 1) * ny + (j - 1)];
+  MPI_Request reqs[4];
+  for (int t = 0; t < T; t++) {
+    MPI_Irecv(&u[1], ny, MPI_DOUBLE, down, 0, comm, &reqs[0]);
+    MPI_Irecv(&u[(nx + 1) * ys + 1], ny, MPI_DOUBLE, up, 1, comm, &reqs[1]);
+    MPI_Isend(&u[nx * ys + 1], ny, MPI_DOUBLE, up, 0, comm, &reqs[2]);
+    MPI_Isend(&u[ys + 1], ny, MPI_DOUBLE, down, 1, comm, &reqs[3]);
+    MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE);
+    for (int i = 1; i <= nx; i++)
+      for (int j = 1; j <= ny; j++) {
+        int c = i * ys + j;
+        un[c] = u[c] + kappa[(i - 1) * ny + (j - 1)] *
+                           (u[c - ys] + u[c + ys] + u[c - 1] + u[c + 1] -
+                            4.0 * u[c]);
+      }
+    for (int i = 1; i <= nx; i++)
+      for (int j = 1; j <= ny; j++)
+        u[i * ys + j] = un[i * ys + j];
+  }
+  double s = 0.0;
+  for (int i = 1; i <= nx; i++)
+    for (int j = 1; j <= ny; j++)
+      s += u[i * ys + j] * u[i * ys + j] * (1.0 + 0.01 * j);
+  double J = 0.0;
+  MPI_Allreduce(&s, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(un);
+  free(u);
+  return J;
+}
+
+#pragma mpiad differentiate wrt(u0) varying(u0, nz, up, down)
+#pragma mpiad differentiate forward wrt(u0)
+double box3d(const double *u0, int nx, int ny, int nz, int T, int up,
+             int down, MPI_Comm comm) {
+  int sx = nx + 2;
+  int sp = (ny + 2) * sx;
+  int len = (nz + 2) * sp;
+  double *u = calloc(len, sizeof(double));
+  double *un = calloc(len, sizeof(double));
+  for (int k = 1; k <= nz; k++)
+    for (int j = 1; j <= ny; j++)
+      for (int i = 1; i <= nx; i++)
+        u[k * sp + j * sx + i] = u0[((k - 1) * ny + (j - 1)) * nx + (i - 1)];
+  for (int t = 0; t < T; t++) {
+    MPI_Sendrecv(&u[nz * sp], sp, MPI_DOUBLE, up, 0, &u[0], sp, MPI_DOUBLE,
+                 down, 0, comm, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&u[sp], sp, MPI_DOUBLE, down, 1, &u[(nz + 1) * sp], sp,
+                 MPI_DOUBLE, up, 1, comm, MPI_STATUS_IGNORE);
+    for (int k = 1; k <= nz; k++)
+      for (int j = 1; j <= ny; j++)
+        for (int i = 1; i <= nx; i++) {
+          int c = k * sp + j * sx + i;
+          un[c] = u[c] + 0.1 * (u[c - 1] + u[c + 1] + u[c - sx] + u[c + sx] +
+                                u[c - sp] + u[c + sp] - 6.0 * u[c]);
+        }
+    for (int k = 1; k <= nz; k++)
+      for (int j = 1; j <= ny; j++)
+        for (int i = 1; i <= nx; i++)
+          u[k * sp + j * sx + i] = un[k * sp + j * sx + i];
+  }
+  double s = 0.0;
+  for (int c = 0; c < len; c++)
+    s += u[c] * u[c] * (1.0 + 0.001 * c);
+  double J = 0.0;
+  MPI_Allreduce(&s, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(un);
+  free(u);
+  return J;
+}
+
+#pragma mpiad differentiate wrt(u0) varying(u0)
+#pragma mpiad differentiate forward wrt(u0)
+double overlap(const double *u0, int nx, int ny, int s, int T,
+               MPI_Comm comm) {
+  int len = nx * s + ny + 1;
+  double *u = calloc(len, sizeof(double));
+  double *un = calloc(len, sizeof(double));
+  for (int c = 0; c < len; c++)
+    u[c] = u0[c];
+  for (int t = 0; t < T; t++) {
+    for (int i = 0; i < nx; i++)
+      for (int j = 0; j < ny; j++)
+        un[i * s + j] = 0.5 * u[i * s + j] + 0.25 * u[i * s + j + 1] +
+                        0.125 * u[len - 1 - (i * s + j)];
+    for (int i = 0; i < nx; i++)
+      for (int j = 0; j < ny; j++)
+        u[i * s + j] = un[i * s + j];
+  }
+  double r = 0.0;
+  for (int c = 0; c < len; c++)
+    r += u[c] * u[c] * (1.0 + 0.1 * c);
+  double J = 0.0;
+  MPI_Allreduce(&r, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(un);
+  free(u);
+  return J;
+}
+
+#pragma mpiad differentiate wrt(u0) varying(u0)
+#pragma mpiad differentiate forward wrt(u0)
+double partial(const double *u0, int nx, int ny, int T, MPI_Comm comm) {
+  int ys = ny + 2;
+  double *u = calloc((nx + 2) * ys, sizeof(double));
+  double *un = calloc((nx + 2) * ys, sizeof(double));
+  for (int c = 0; c < (nx + 2) * ys; c++) {
+    u[c] = u0[c];
+    un[c] = 0.5 * u0[c];
+  }
+  for (int t = 0; t < T; t++) {
+    for (int i = 1; i <= nx; i++)
+      for (int j = 1; j < ny; j++) /* the last column keeps its old un */
+        un[i * ys + j] = u[i * ys + j] - 0.3 * u[i * ys + j + 1];
+    for (int i = 1; i <= nx; i++)
+      for (int j = 1; j <= ny; j++)
+        u[i * ys + j] = un[i * ys + j];
+  }
+  double r = 0.0;
+  for (int c = 0; c < (nx + 2) * ys; c++)
+    r += u[c] * u[c] * (1.0 + 0.1 * c);
+  double J = 0.0;
+  MPI_Allreduce(&r, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(un);
+  free(u);
+  return J;
+}
+
+/* The whole buffer, a nonlinear step (the swap pushes the old field) and
+ * the field reduced in place over the ranks after the copy. */
+#pragma mpiad differentiate wrt(u0) varying(u0)
+#pragma mpiad differentiate forward wrt(u0)
+double allred(const double *u0, int n, int T, MPI_Comm comm) {
+  double *u = malloc(n * sizeof(double));
+  double *un = malloc(n * sizeof(double));
+  for (int i = 0; i < n; i++)
+    u[i] = u0[i];
+  for (int t = 0; t < T; t++) {
+    for (int i = 0; i < n; i++)
+      un[i] = 0.3 * u[i] * u[i] + 0.1 * u[(i + 1) % n];
+    for (int i = 0; i < n; i++)
+      u[i] = un[i];
+    MPI_Allreduce(MPI_IN_PLACE, u, n, MPI_DOUBLE, MPI_SUM, comm);
+  }
+  double s = 0.0;
+  for (int i = 0; i < n; i++)
+    s += u[i] * (1.0 + 0.5 * i);
+  double J = 0.0;
+  MPI_Allreduce(&s, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(un);
+  free(u);
+  return J;
+}
+
+enum { NMAX = 7 * 7 * 7 };
+typedef struct {
+  double *u0, *kappa;
+  int which, nx, ny, nz, s, T;
+} ctx_t;
+
+static double J(void *p) {
+  ctx_t *c = p;
+  MPI_Comm w = MPI_COMM_WORLD;
+  switch (c->which) {
+  case 0:
+    return rows1d(c->u0, c->nx, c->T, up_g, down_g, w);
+  case 1:
+    return grid2d(c->u0, c->kappa, c->nx, c->ny, c->T, up_g, down_g, w);
+  case 2:
+    return halo2d(c->u0, c->kappa, c->nx, c->ny, c->T, up_g, down_g, w);
+  case 3:
+    return box3d(c->u0, c->nx, c->ny, c->nz, c->T, up_g, down_g, w);
+  case 4:
+    return overlap(c->u0, c->nx, c->ny, c->s, c->T, w);
+  case 6:
+    return allred(c->u0, c->nx, c->T, w);
+  default:
+    return partial(c->u0, c->nx, c->ny, c->T, w);
+  }
+}
+
+/* The adjoint (or, with `tangent`, the tangent) of kernel c->which. */
+static double run(ctx_t *c, double *ub, double *kb, double *ud,
+                  double *kd, double *jd, int tangent) {
+  MPI_Comm w = MPI_COMM_WORLD;
+  int nx = c->nx, ny = c->ny, nz = c->nz, T = c->T;
+  switch (c->which) {
+  case 0:
+    return tangent ? rows1d_d(c->u0, ud, nx, T, up_g, down_g, w, jd)
+                   : rows1d_b(c->u0, ub, nx, T, up_g, down_g, w, 1.0);
+  case 1:
+    return tangent ? grid2d_d(c->u0, ud, c->kappa, kd, nx, ny, T, up_g,
+                              down_g, w, jd)
+                   : grid2d_b(c->u0, ub, c->kappa, kb, nx, ny, T, up_g,
+                              down_g, w, 1.0);
+  case 2:
+    return tangent ? halo2d_d(c->u0, ud, c->kappa, kd, nx, ny, T, up_g,
+                              down_g, w, jd)
+                   : halo2d_b(c->u0, ub, c->kappa, kb, nx, ny, T, up_g,
+                              down_g, w, 1.0);
+  case 3:
+    return tangent ? box3d_d(c->u0, ud, nx, ny, nz, T, up_g, down_g, w, jd)
+                   : box3d_b(c->u0, ub, nx, ny, nz, T, up_g, down_g, w, 1.0);
+  case 4:
+    return tangent ? overlap_d(c->u0, ud, nx, ny, c->s, T, w, jd)
+                   : overlap_b(c->u0, ub, nx, ny, c->s, T, w, 1.0);
+  case 6:
+    return tangent ? allred_d(c->u0, ud, nx, T, w, jd)
+                   : allred_b(c->u0, ub, nx, T, w, 1.0);
+  default:
+    return tangent ? partial_d(c->u0, ud, nx, ny, T, w, jd)
+                   : partial_b(c->u0, ub, nx, ny, T, w, 1.0);
+  }
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  hx_init(MPI_COMM_WORLD);
+  int r = hx_rank_g, p = hx_size_g;
+  up_g = r + 1 < p ? r + 1 : MPI_PROC_NULL;
+  down_g = r > 0 ? r - 1 : MPI_PROC_NULL;
+  const char *names[] = {"rows1d",  "grid2d",  "halo2d", "box3d",
+                         "overlap", "partial", "allred"};
+  const int sizes[][3] = {{1, 1, 1}, {2, 3, 1}, {3, 1, 2},
+                          {5, 4, 3}, {4, 5, 2}};
+  const int steps[] = {0, 1, 3};
+  for (int which = 0; which < 7; which++)
+    for (int si = 0; si < 5; si++)
+      for (int ti = 0; ti < 3; ti++)
+        for (int sv = 0; sv < (which == 4 ? 2 : 1); sv++) {
+          ctx_t c = {0};
+          c.which = which;
+          c.nx = sizes[si][0];
+          c.ny = sizes[si][1];
+          c.nz = sizes[si][2];
+          c.T = steps[ti];
+          c.s = c.ny - sv; /* overlap: rows apart, or overlapping */
+          if (which == 4 && c.s < 1)
+            continue;
+          int nu = which == 0 || which == 6 ? c.nx
+                   : which == 3 ? c.nx * c.ny * c.nz
+                   : which == 4 ? c.nx * c.s + c.ny + 1
+                   : which == 5 ? (c.nx + 2) * (c.ny + 2)
+                                : c.nx * c.ny;
+          int nk = which == 1 || which == 2 ? c.nx * c.ny : 0;
+          double u0[NMAX], du[NMAX], ub[NMAX] = {0}, ud[NMAX];
+          double kappa[NMAX], dk[NMAX], kb[NMAX] = {0}, kd[NMAX];
+          unsigned long long seed = 100 * which + 10 * si + ti + 1000 * sv;
+          hx_rand(u0, nu, seed, r, -1.0, 1.0);
+          hx_rand(du, nu, seed + 1, r, -1.0, 1.0);
+          hx_rand(kappa, nk, seed + 2, r, 0.05, 0.2);
+          hx_rand(dk, nk, seed + 3, r, -1.0, 1.0);
+          c.u0 = u0;
+          c.kappa = kappa;
+          char label[96];
+          snprintf(label, sizeof label, "%s %dx%dx%d s=%d T=%d",
+                   names[which], c.nx, c.ny, c.nz, c.s, c.T);
+          double v = run(&c, ub, kb, NULL, NULL, NULL, 0);
+          hx_check(label, v, J(&c), 1e-14, 1e-300);
+          hx_tape(label);
+          mpiad_input in[2] = {{u0, du, nu, 0}, {kappa, dk, nk, 0}};
+          double *xb[2] = {ub, kb};
+          hx_grad(label, J, &c, in, nk ? 2 : 1, xb, 1e-6, 1e-6, 1e-9);
+          for (int k = 0; k < nu; k++)
+            ud[k] = du[k];
+          for (int k = 0; k < nk; k++)
+            kd[k] = dk[k];
+          double jd = 0.0;
+          v = run(&c, NULL, NULL, ud, kd, &jd, 1);
+          char flabel[128];
+          snprintf(flabel, sizeof flabel, "%s: tangent", label);
+          hx_check(flabel, v, J(&c), 1e-14, 1e-300);
+          double fd = mpiad_fd_directional(J, &c, in, nk ? 2 : 1, 1e-6);
+          hx_check(flabel, jd, fd, 1e-6, 1e-9);
+        }
+  int rc = hx_finish();
+  MPI_Finalize();
+  return rc;
+}
