@@ -91,6 +91,32 @@ void walk(const Block &b, const std::function<void(Stmt &, const WalkCtx &)> &fn
 bool recordRange(Function &F, const Frontend &fe, const Stmt &loop,
                  Block &fwd, Block &rev, Block &before, Block &after);
 
+/// A function that makes a new synthetic variable of the generated code.
+using NewVar = std::function<Var *(const std::string &, const CType &)>;
+
+/// What the gather form needs of the reverse-mode generator.
+struct GatherContext {
+  NewVar newVar;                                // a synthetic variable
+  std::function<bool(const Var *)> isShadow;    // an adjoint variable
+  std::function<bool(const Var *)> isGenerated; // made by the generator
+  /// An integer the reverse sweep computes again from stable values and
+  /// loop counters.
+  std::function<bool(const ExprP &)> recomputable;
+  std::function<Var *(Var *)> shadow; // the adjoint of a variable
+  /// Statements to run after each reversed time loop: the zeroing of the
+  /// adjoints that an overwriting gather left stale.
+  std::map<const Stmt *, Block> *zeroAfter = nullptr;
+};
+struct SwapCopy;
+/// The reversed body of a counted loop over i in [L, H] (Gather.cpp): when
+/// it scatters into one adjoint array at constant offsets, the gather that
+/// replaces the reversed loop, into `out`; false, with nothing changed,
+/// otherwise.  `sw` is the swapped copy-back of the same step whose
+/// adjoint the gather may overwrite (BufferSwap.cpp), or null.
+bool gatherForm(const GatherContext &cx, Var *i, const ExprP &L,
+                const ExprP &H, const Block &body, const Stmt &primal,
+                Block &out, const SwapCopy *sw);
+
 /// Variables assigned anywhere in a block (targets of effects).
 std::set<Var *> assignedIn(const Block &b, const Frontend &fe);
 
@@ -243,8 +269,6 @@ struct SwapCopy {
   /// them.
   bool recordsDst = false;
 };
-/// A function that makes a new synthetic variable of the generated code.
-using NewVar = std::function<Var *(const std::string &, const CType &)>;
 /// The run-time condition under which a region swap is exact: every
 /// dimension is non-empty, and the region's rows are disjoint, in
 /// increasing order and inside [0, N).
