@@ -300,6 +300,10 @@ class Prog:
         if k <= 2:
             b, rb = self.expr(depth - 1, want_rep, flt)
             op = R.choice(["+", "-", "*"])
+            if op == "*" and self.loops:
+                # Bounded factor in a loop: t -= sin(u) * (t * t) repeated
+                # grows doubly exponentially and overflows (seed 8209).
+                b = "atan%s(%s)" % (f, b)
             return "(%s %s %s)" % (a, op, b), ra and rb
         if k == 3:
             b, rb = self.expr(depth - 1, want_rep, flt)

@@ -343,10 +343,10 @@ int main(int argc, char **argv) {
   const char *names[] = {"rows1d",  "grid2d",  "halo2d", "box3d",
                          "overlap", "partial", "allred"};
   const int sizes[][3] = {{1, 1, 1}, {2, 3, 1}, {3, 1, 2},
-                          {5, 4, 3}, {4, 5, 2}};
+                          {5, 4, 3}, {4, 5, 2}, {7, 6, 2}};
   const int steps[] = {0, 1, 3};
   for (int which = 0; which < 7; which++)
-    for (int si = 0; si < 5; si++)
+    for (int si = 0; si < 6; si++)
       for (int ti = 0; ti < 3; ti++)
         for (int sv = 0; sv < (which == 4 ? 2 : 1); sv++) {
           ctx_t c = {0};
