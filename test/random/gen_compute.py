@@ -105,6 +105,9 @@ class Prog:
         # them (a quarter of the programs have none).
         self.rng2 = random.Random(seed * 7919 + 13)
         self.lowered = self.rng2.random() < 0.75
+        # Communication in a branch on a replicated scalar (masked per
+        # replica by Replicas.cpp): an RNG of its own too.
+        self.rng3 = random.Random(seed * 104729 + 7)
         self.extra_loopvar = None
         # Structs with double fields (a struct local whose fields are t's,
         # an array of structs read and written field by field, a helper
@@ -846,6 +849,19 @@ class Prog:
         self.emit("%s %s %s * l%d;" % (t, R.choice(["+=", "-="]), self.const(), q))
 
     # ---- communication (top level only) ------------------------------------
+    def branch_on_g(self):
+        """`if (g > c) {`, g a replicated scalar, for a third of the calls
+        below when there is one: the same on every rank, so every rank makes
+        the same calls, but different per replica (replicas mode masks it).
+        The caller closes it with end_branch."""
+        R3 = self.rng3
+        if not self.gvars or R3.random() >= 0.3:
+            return False
+        self.features.add("communication in a branch on a replicated value")
+        self.emit("if (%s > %s) {" % (R3.choice(self.gvars),
+                                      R3.choice(["0.0", "0.5", "-0.5"])))
+        return True
+
     def st_comm(self):
         R = self.rng
         k = R.randrange(11)
@@ -876,7 +892,11 @@ class Prog:
             self.features.add("Allreduce SUM")
             g = "g%d" % q
             self.emit("double %s = 0.0;" % g)
-            self.emit("MPI_Allreduce(&%s, &%s, 1, MPI_DOUBLE, MPI_SUM, comm);" % (t, g))
+            branch = self.branch_on_g()
+            self.emit("%sMPI_Allreduce(&%s, &%s, 1, MPI_DOUBLE, MPI_SUM, comm);"
+                      % ("  " if branch else "", t, g))
+            if branch:
+                self.emit("}")
             self.gvars.append(g)
         elif k == 2:
             self.features.add("Allreduce MAX/MIN")
@@ -924,8 +944,12 @@ class Prog:
         elif k == 6 or k == 7:
             self.features.add("Sendrecv ring")
             self.emit("double rv%d = 0.0;" % q)
-            self.emit("MPI_Sendrecv(&%s, 1, MPI_DOUBLE, (r + 1) %% P, %d, &rv%d, 1, MPI_DOUBLE, "
-                      "(r + P - 1) %% P, %d, comm, MPI_STATUS_IGNORE);" % (t, q, q, q))
+            branch = self.branch_on_g()
+            self.emit("%sMPI_Sendrecv(&%s, 1, MPI_DOUBLE, (r + 1) %% P, %d, &rv%d, 1, MPI_DOUBLE, "
+                      "(r + P - 1) %% P, %d, comm, MPI_STATUS_IGNORE);"
+                      % ("  " if branch else "", t, q, q, q))
+            if branch:
+                self.emit("}")
             u = self.pick_t(True)[0]
             self.emit("%s += %s * rv%d;" % (u, self.const(), q))
         else:

@@ -35,7 +35,8 @@
 //     one); the replica loop then walks contiguous memory and vectorises,
 //     and shared data (X) is read once for all replicas.  A loop or branch
 //     whose condition depends on per-replica values runs whole inside a
-//     replica loop (each replica takes its own path); it may not communicate.
+//     replica loop (each replica takes its own path); it may not
+//     communicate, except an `if`, which is masked first (maskBranches).
 //   - A per-replica scalar declared inside one replica loop and used only
 //     there stays a scalar; other per-replica scalars become arrays of R
 //     (Var::replicaCount).  A store into every element in a loop over the
@@ -48,7 +49,9 @@
 // moves element k*R + r to element k*R + r.
 //
 // What cannot be batched exactly is a located error that says what to
-// write: communication under a per-replica condition, a pointer chosen by
+// write: communication in a loop with per-replica control (or, in a masked
+// branch, a non-blocking call or one that writes more than its count), a
+// pointer chosen by
 // per-replica data, a per-replica array passed to an external function,
 // multi-dimensional per-replica arrays.  The v collectives' count and
 // displacement arrays are scaled by R at run time (scalePerRankArrays).
@@ -59,6 +62,7 @@
 #include "Frontend.h"
 #include "IR.h"
 #include "Rules.h"
+#include "Transform.h"
 
 namespace mpiad {
 
@@ -384,6 +388,244 @@ private:
       checkWhole(*x, loops + (loop ? 1 : 0));
     for (const StmtP &x : s.elseBody)
       checkWhole(*x, loops);
+  }
+
+  // --- communication under a per-replica condition -------------------------
+  //
+  // `if (C) { A; MPI_Allreduce(&s, &t, 1, ...); B; }` with C per-replica:
+  // each replica takes the branch or not, but the batched call carries every
+  // replica.  The branch is masked: m = C for each replica, the statements
+  // without communication run under `if (m)`, and each call runs for all
+  // replicas between a save and a restore of what it writes, for the
+  // replicas whose m is 0:
+  //
+  //   m = C ? 1 : 0;
+  //   if (m) { A; }
+  //   if (!m) keep = t;  MPI_Allreduce(&s, &t, 1, ...);  if (!m) t = keep;
+  //   if (m) { B; }
+  //
+  // A replica with m = 0 gets back the values it had, its contribution to
+  // the others is discarded by theirs (a reduction's result is restored),
+  // and the reverse sweep, which differentiates this code, gives it no
+  // adjoint through the call.  Every rank calls, whatever its masks: the
+  // primal needs C to agree across the ranks that take part anyway.  A
+  // branch inside a masked one is masked with m && C2; a loop whose
+  // condition depends on per-replica values may still not communicate
+  // (replicas would make different numbers of calls).  Calls supported: the
+  // blocking ones whose written buffers hold exactly COUNT elements (`exact`
+  // in the rules) or are one scalar.
+
+  /// Element k of a buffer argument (`&s`, `a`, `&a[j]`, `a + j`).
+  static ExprP bufferElement(const ExprP &buf, const ExprP &k) {
+    if (buf->kind == Expr::AddrOf && buf->ops[0]->kind == Expr::Index)
+      return mkIndex(buf->ops[0]->ops[0],
+                     mkBinary("+", buf->ops[0]->ops[1], k));
+    if (buf->kind == Expr::Binary && buf->ptrDepth > 0)
+      return mkIndex(buf->ops[0], mkBinary("+", buf->ops[1], k));
+    return mkIndex(buf, k);
+  }
+
+  Var *maskVar(clang::SourceLocation loc) {
+    CType it;
+    it.elem = Scalar::Int;
+    it.base = "int";
+    Var *m = F.newVar("mpiad_mask", it, Var::Local);
+    m->loc = loc;
+    return m;
+  }
+  static ExprP notMask(Var *m) { return mkBinary("==", mkVar(m), mkInt(0)); }
+  static StmtP located(StmtP s, clang::SourceLocation loc) {
+    s->loc = loc;
+    return s;
+  }
+
+  /// The masked form of one communication call (m: its replicas' mask).
+  void maskComm(const StmtP &s, Var *m, Block &out) {
+    const CommRule *rule = s->comm.rule;
+    clang::SourceLocation at = s->loc;
+    auto refuse = [&](const std::string &why) {
+      fail(at, "'" + s->comm.name + "' runs under a condition that depends "
+                   "on per-replica values, " + why);
+    };
+    if (!rule) {
+      refuse("and has no rule");
+      return;
+    }
+    if (rule->starts || rule->completes || !rule->creates.empty() ||
+        !rule->releases.empty()) {
+      refuse("and is a non-blocking call, a completion or a communicator's "
+             "creation or release, which cannot be masked per replica; use "
+             "the blocking call, or make the condition depend on shared "
+             "values only");
+      return;
+    }
+    Block before, after, frees;
+    for (size_t k = 0; k < rule->args.size() && k < s->comm.args.size(); ++k) {
+      const CommArg &a = rule->args[k];
+      const ExprP &buf = s->comm.args[k];
+      if (a.role != CommArg::Buffer || !a.write)
+        continue;
+      if (buf->kind == Expr::Opaque && buf->text == "MPI_IN_PLACE")
+        continue;
+      Var *b = baseVar(buf);
+      if (!b || !b->type.isFloatingElem()) {
+        refuse("and writes '" + printExpr(buf) +
+               "', which the masked call cannot keep for the replicas that "
+               "do not take the branch");
+        return;
+      }
+      CType t;
+      t.elem = b->type.elem;
+      t.base = b->type.elemName();
+      if (buf->kind == Expr::AddrOf && buf->ops[0]->kind == Expr::VarRef &&
+          buf->ops[0]->ptrDepth == 0) {
+        // One scalar: keep = x before, x = keep after.
+        ExprP x = buf->ops[0];
+        Var *keep = F.newVar("mpiad_keep", t, Var::Local);
+        before.push_back(located(mkDecl(keep), at));
+        before.push_back(located(
+            mkIf(notMask(m), {located(mkAssign(mkVar(keep), "=", x), at)}),
+            at));
+        after.push_back(located(
+            mkIf(notMask(m), {located(mkAssign(x, "=", mkVar(keep)), at)}),
+            at));
+        continue;
+      }
+      int ci = rule->argIndex(a.count);
+      if (!a.exactCount || ci < 0 || ci >= (int)s->comm.args.size() ||
+          readsRep(s->comm.args[ci])) {
+        refuse("and writes more (or other) elements of '" + printExpr(buf) +
+               "' than its count says, which the masked call cannot keep "
+               "for the replicas that do not take the branch");
+        return;
+      }
+      ExprP n = s->comm.args[ci];
+      t.ptrDepth = 1;
+      Var *keep = F.newVar("mpiad_keep", t, Var::Local);
+      CType ti;
+      ti.elem = Scalar::Int;
+      ti.base = "int";
+      before.push_back(located(
+          mkDecl(keep,
+                 mkCall("malloc",
+                        {mkBinary("*", mkCast("size_t", n, Scalar::Int),
+                                  mkOpaque("sizeof(" + t.base + ")", {},
+                                           Scalar::Int))},
+                        t.elem, 1)),
+          at));
+      auto copy = [&](bool save) {
+        Var *k = F.newVar("mpiad_k", ti, Var::Local);
+        k->declaredInForInit = true;
+        ExprP kept = mkIndex(mkVar(keep), mkVar(k));
+        ExprP elem = bufferElement(buf, mkVar(k));
+        StmtP set = located(save ? mkAssign(kept, "=", elem)
+                                 : mkAssign(elem, "=", kept),
+                            at);
+        return countedLoop(k, n, {located(mkIf(notMask(m), {set}), at)}, at);
+      };
+      before.push_back(copy(true));
+      after.push_back(copy(false));
+      frees.push_back(located(
+          mkExprStmt(mkCall("free", {mkVar(keep)}, Scalar::Void)), at));
+    }
+    append(out, before);
+    out.push_back(s);
+    append(out, after);
+    append(out, frees);
+  }
+
+  /// The statements of a block that runs only for the replicas whose mask
+  /// m is set (see above).
+  Block masked(const Block &b, Var *m) {
+    Block out;
+    Stmt *open = nullptr; // the `if (m)` consecutive statements join
+    for (const StmtP &x : b) {
+      if (failed)
+        break;
+      if (x->kind == Stmt::Decl && !x->rhs) {
+        out.push_back(x); // the scope stays as written
+        continue;
+      }
+      if (x->kind == Stmt::Comment) {
+        out.push_back(x);
+        continue;
+      }
+      if (!containsComm(*x)) {
+        if (!open) {
+          out.push_back(located(mkIf(mkVar(m), {}), x->loc));
+          open = out.back().get();
+        }
+        open->body.push_back(x);
+        continue;
+      }
+      open = nullptr;
+      if (x->kind == Stmt::Comm) {
+        maskComm(x, m, out);
+        continue;
+      }
+      if (x->kind == Stmt::If && readsRep(x->cond)) {
+        maskBranch(x, m, out);
+        continue;
+      }
+      if (controlRep(*x)) {
+        checkWhole(*x, 1); // a loop with per-replica control: the error
+        continue;
+      }
+      // Shared control: the loop or branch runs for every replica, its
+      // body masked.
+      x->body = masked(x->body, m);
+      x->elseBody = masked(x->elseBody, m);
+      out.push_back(x);
+    }
+    return out;
+  }
+
+  /// `if (C) A else B` with C per-replica and communication inside, under
+  /// the mask `outer` (null at the top): masks m = outer && C and
+  /// m2 = outer && !C.
+  void maskBranch(const StmtP &s, Var *outer, Block &out) {
+    clang::SourceLocation at = s->loc;
+    ExprP on = mkCond(s->cond, mkInt(1), mkInt(0));
+    if (outer)
+      on = mkCond(mkVar(outer), on, mkInt(0));
+    Var *m = maskVar(at);
+    out.push_back(located(mkDecl(m), at));
+    out.push_back(located(mkAssign(mkVar(m), "=", on), at));
+    Var *m2 = nullptr;
+    if (!s->elseBody.empty()) {
+      ExprP off = notMask(m);
+      if (outer)
+        off = mkCond(mkVar(outer), off, mkInt(0));
+      m2 = maskVar(at);
+      out.push_back(located(mkDecl(m2), at));
+      out.push_back(located(mkAssign(mkVar(m2), "=", off), at));
+    }
+    append(out, masked(s->body, m));
+    if (m2)
+      append(out, masked(s->elseBody, m2));
+  }
+
+  /// Masks every branch with a per-replica condition that communicates.
+  /// True when something changed.
+  bool maskBranches(Block &b) {
+    bool any = false;
+    Block out;
+    for (const StmtP &x : b) {
+      if (failed)
+        return false;
+      if (x->kind == Stmt::If && readsRep(x->cond) && containsComm(*x)) {
+        maskBranch(x, nullptr, out);
+        any = true;
+        continue;
+      }
+      if (!controlRep(*x)) {
+        any |= maskBranches(x->body);
+        any |= maskBranches(x->elseBody);
+      }
+      out.push_back(x);
+    }
+    b.swap(out);
+    return any;
   }
 
   /// `for (int c = 0; c < hi; c++) { body }`, c a new counter.
@@ -1279,6 +1521,15 @@ bool Batcher::run() {
     changed = false;
     flow(F.body, false);
   } while (changed);
+  // Branches with per-replica conditions that communicate are masked; the
+  // masks and what they keep are then per-replica too.
+  if (maskBranches(F.body))
+    do {
+      changed = false;
+      flow(F.body, false);
+    } while (changed);
+  if (failed)
+    return false;
 
   for (Var *p : F.params)
     if (p != Rv && p != valVar && isPointerish(p) && dataRep(p)) {

@@ -32,16 +32,30 @@ void d(const double *w, double *out) {
   out[0] = w[0] * w[1];
 }
 
-// An early return taken by some replicas only: the communication after it
-// would run for the others only.
+// A branch that some replicas take is masked (exec/replicas_masked.c), but
+// not around a non-blocking call: its buffer is written at the wait.
 #pragma mpiad differentiate wrt(w) varying(w) replicas(w[2])
-double e(const double *w, MPI_Comm comm) {
+double e(const double *w, int peer, MPI_Comm comm) {
   double s = w[0], g = 0.0;
-  if (s > 3.0)
-    return s;
-// CHECK: replicas.c:[[@LINE+1]]:3: error: replicas: 'MPI_Allreduce' runs under a condition that depends on per-replica values
-  MPI_Allreduce(&s, &g, 1, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Request rq[2];
+  if (s > 3.0) {
+// CHECK: replicas.c:[[@LINE+1]]:5: error: replicas: 'MPI_Irecv' runs under a condition that depends on per-replica values, and is a non-blocking call, a completion or a communicator's creation or release, which cannot be masked per replica; use the blocking call, or make the condition depend on shared values only
+    MPI_Irecv(&g, 1, MPI_DOUBLE, peer, 0, comm, &rq[0]);
+    MPI_Isend(&s, 1, MPI_DOUBLE, peer, 0, comm, &rq[1]);
+    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+  }
   return g * w[1];
+}
+
+// Nor around a call that writes more than its count (a gather's receive
+// buffer holds count values per rank).
+#pragma mpiad differentiate wrt(w) varying(w) replicas(w[2])
+double e2(const double *w, double *all, MPI_Comm comm) {
+  double s = w[0];
+  if (s > 3.0)
+// CHECK: replicas.c:[[@LINE+1]]:5: error: replicas: 'MPI_Allgather' runs under a condition that depends on per-replica values, and writes more (or other) elements of 'all' than its count says, which the masked call cannot keep for the replicas that do not take the branch
+    MPI_Allgather(&s, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, comm);
+  return s * w[1];
 }
 
 // MPI_Alltoallw's counts go with a datatype per peer: not batched.
