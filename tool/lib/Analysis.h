@@ -123,7 +123,9 @@ std::set<Var *> assignedIn(const Block &b, const Frontend &fe);
 /// `p = realloc(q, n)` as malloc, an element copy and free, with the size
 /// of each realloc'd pointer's block tracked (Realloc.cpp); false after a
 /// located error.
-bool lowerReallocs(Function &f, Diag &diag);
+bool lowerReallocs(Function &f, Diag &diag,
+                   const std::function<const Function *(const std::string &)>
+                       &callee);
 /// Inlines every same-file callee of `f` that communicates (Inline.cpp), so
 /// that the communication is analysed in the caller's context.
 /// Inlines same-file helpers that communicate (Inline.cpp); with

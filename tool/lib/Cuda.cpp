@@ -176,19 +176,6 @@ bool containsParallel(const Stmt &s) {
 
 std::string pad(int n) { return std::string(2 * n, ' '); }
 
-/// A copy of a block whose statements (at every depth) can be replaced
-/// without touching the original.
-Block deepCopy(const Block &b) {
-  Block out;
-  for (const StmtP &s : b) {
-    auto n = std::make_shared<Stmt>(*s);
-    n->body = deepCopy(s->body);
-    n->elseBody = deepCopy(s->elseBody);
-    out.push_back(n);
-  }
-  return out;
-}
-
 } // namespace
 
 std::string CudaLowering::deviceDecl(const std::string &decl) {

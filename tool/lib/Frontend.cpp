@@ -2744,7 +2744,9 @@ bool Lowering::run() {
   findStructAliases(fd->getBody());
   lowerInto(fd->getBody(), F.body);
   dropUnusedHandles();
-  if (!failed && !lowerReallocs(F, fe.diag_))
+  if (!failed && !lowerReallocs(F, fe.diag_, [&](const std::string &n) {
+        return static_cast<const Function *>(fe.callee(n));
+      }))
     failed = true;
   // `#pragma mpiad inactive(v)` inside this function's body.
   SourceRange body = fd->getBody()->getSourceRange();

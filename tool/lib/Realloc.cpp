@@ -26,6 +26,22 @@
 // located error that says what to write.  Only the generated code changes;
 // the primal the user calls is the user's.
 //
+// Allocation wrappers come first.  `p = xrealloc(p, n)` and `p =
+// xmalloc(n)`, where the same-file function only allocates (malloc, calloc
+// or realloc of its parameters), may check the result and end the program
+// when it is NULL, and returns the block, become the allocation itself,
+// followed by the wrapper's check with the target in place of its result:
+//
+//   static void *xrealloc(void *q, size_t n) {      p = realloc(p, n);
+//     void *r = realloc(q, n);                  ->  if (p == NULL) {
+//     if (!r) { perror("xrealloc"); exit(1); }        perror("xrealloc");
+//     return r;                                       exit(1);
+//   }                                               }
+//
+// so that the realloc is lowered as above.  The wrapper's own body is then
+// never differentiated (its realloc of a parameter is not an error there);
+// a call of a realloc wrapper that is not such an assignment is.
+//
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
 #include "Backend.h"
@@ -59,11 +75,174 @@ Var *pointerTarget(const Stmt &s) {
   return s.lhs->var;
 }
 
+/// Does the statement use a variable of the function (its parameters and
+/// locals), in any expression?
+bool usesVariables(const Stmt &s) {
+  bool any = false;
+  auto expr = [&](const ExprP &e) {
+    if (e)
+      visitExpr(e, [&](const Expr &x) {
+        any |= x.kind == Expr::VarRef || !x.vars.empty();
+      });
+  };
+  expr(s.lhs);
+  expr(s.rhs);
+  expr(s.cond);
+  for (const ExprP &a : s.comm.args)
+    expr(a);
+  for (const StmtP *p : {&s.init, &s.step})
+    if (*p)
+      any |= usesVariables(**p);
+  for (const Block *b : {&s.body, &s.elseBody})
+    for (const StmtP &c : *b)
+      any |= usesVariables(*c);
+  return any;
+}
+
+bool jumpsOut(const Block &b) {
+  bool found = false;
+  walk(b, [&](Stmt &s, const WalkCtx &) {
+    found |= s.kind == Stmt::Return || s.kind == Stmt::Break ||
+             s.kind == Stmt::Continue;
+  });
+  return found;
+}
+
+/// A same-file allocation wrapper: its allocation (malloc, calloc or
+/// realloc, in the wrapper's parameters) and what it does when that is
+/// NULL (statements that use none of its variables, with no return, break
+/// or continue; empty when it does not check).
+struct AllocWrapper {
+  ExprP alloc;
+  Block onFailure;
+};
+
+/// `return ALLOC(...)`, or `r = ALLOC(...)` (or `T *r = ...`), optionally
+/// `if (!r) { ... }` (or `r == NULL`), then `return r`; the allocation's
+/// arguments built from parameters, realloc's first one the only pointer.
+bool allocationWrapper(const Function &cf, AllocWrapper &out) {
+  if (cf.ret.ptrDepth == 0)
+    return false;
+  Var *held = nullptr;
+  ExprP alloc;
+  Block failure;
+  bool returned = false;
+  auto isAlloc = [](const ExprP &e) {
+    return callOf(e, "malloc") || callOf(e, "calloc") || callOf(e, "realloc");
+  };
+  auto isNullTest = [&](const ExprP &c) {
+    if (!held || !c)
+      return false;
+    if (c->kind == Expr::Unary && c->text == "!" &&
+        c->ops[0]->kind == Expr::VarRef && c->ops[0]->var == held)
+      return true;
+    if (c->kind == Expr::Binary && c->text == "==")
+      for (int k = 0; k < 2; ++k)
+        if (c->ops[k]->kind == Expr::VarRef && c->ops[k]->var == held &&
+            isNullPointer(c->ops[1 - k]))
+          return true;
+    return false;
+  };
+  for (const StmtP &s : cf.body) {
+    if (returned)
+      return false;
+    switch (s->kind) {
+    case Stmt::Comment:
+      continue;
+    case Stmt::Decl:
+      if (held || s->var->type.ptrDepth == 0 || !s->var->type.dims.empty())
+        return false;
+      held = s->var;
+      if (s->rhs) {
+        if (!isAlloc(s->rhs))
+          return false;
+        alloc = s->rhs;
+      }
+      continue;
+    case Stmt::Assign:
+      if (alloc || s->op != "=" || s->lhs->kind != Expr::VarRef ||
+          s->lhs->var != held || !isAlloc(s->rhs))
+        return false;
+      alloc = s->rhs;
+      continue;
+    case Stmt::If:
+      if (!alloc || !failure.empty() || !isNullTest(s->cond) ||
+          !s->elseBody.empty() || s->body.empty() || jumpsOut(s->body))
+        return false;
+      for (const StmtP &x : s->body)
+        if (usesVariables(*x))
+          return false;
+      failure = s->body;
+      continue;
+    case Stmt::Return: {
+      ExprP e = s->rhs;
+      while (e && e->kind == Expr::Cast)
+        e = e->ops[0];
+      if (e && held && e->kind == Expr::VarRef && e->var == held && alloc) {
+        returned = true;
+        continue;
+      }
+      if (!held && s->rhs && isAlloc(s->rhs)) {
+        alloc = s->rhs;
+        returned = true;
+        continue;
+      }
+      return false;
+    }
+    default:
+      return false;
+    }
+  }
+  if (!returned || !alloc)
+    return false;
+  // Scalar parameters only, but realloc's block.
+  ExprP call = callOf(alloc, "realloc");
+  if (!call)
+    call = callOf(alloc, "malloc") ? callOf(alloc, "malloc")
+                                   : callOf(alloc, "calloc");
+  for (size_t k = 0; k < call->ops.size(); ++k) {
+    std::set<Var *> vs;
+    collectVars(call->ops[k], vs);
+    bool block = call->text == "realloc" && k == 0;
+    if (block && (call->ops[0]->kind != Expr::VarRef ||
+                  call->ops[0]->var->kind != Var::Param))
+      return false;
+    for (Var *v : vs)
+      if (v->kind != Var::Param || (!block && v->type.ptrDepth > 0))
+        return false;
+  }
+  out.alloc = alloc;
+  out.onFailure = failure;
+  return true;
+}
+
+/// No call and no increment: the expression may be evaluated once more.
+bool sideEffectFree(const ExprP &e) {
+  bool ok = true;
+  visitExpr(e, [&](const Expr &x) {
+    ok &= x.kind != Expr::Call &&
+          !(x.kind == Expr::Unary && (x.text.find("++") != std::string::npos ||
+                                      x.text.find("--") != std::string::npos));
+  });
+  return ok;
+}
+
+using CalleeFn = std::function<const Function *(const std::string &)>;
+
 class Reallocs {
 public:
-  Reallocs(Function &f, Diag &diag) : F(f), diag(diag) {}
+  Reallocs(Function &f, Diag &diag, const CalleeFn &callee)
+      : F(f), diag(diag), callee(callee) {}
 
   bool run() {
+    // A wrapper's own realloc of its parameter: the calls are replaced.
+    AllocWrapper self;
+    if (allocationWrapper(F, self))
+      return true;
+    unwrap(F.body);
+    leftWrappers();
+    if (!ok)
+      return false;
     // Which pointers are realloc'd (argument and target)?
     std::map<Var *, const Stmt *> first; // pointer -> a realloc of it
     walk(F.body, [&](Stmt &s, const WalkCtx &) {
@@ -129,7 +308,77 @@ public:
 private:
   Function &F;
   Diag &diag;
+  const CalleeFn &callee;
   bool ok = true;
+
+  /// The wrapper a call (below casts) calls, or null.
+  const Function *wrapperOf(const ExprP &e, AllocWrapper &w, ExprP &call) {
+    call = e;
+    while (call && call->kind == Expr::Cast)
+      call = call->ops[0];
+    if (!call || call->kind != Expr::Call)
+      return nullptr;
+    const Function *cf = callee(call->text);
+    return cf && allocationWrapper(*cf, w) ? cf : nullptr;
+  }
+
+  /// `p = wrap(args)` as the wrapper's allocation and check (see the
+  /// header); any other call of a realloc wrapper is an error.
+  void unwrap(Block &b) {
+    Block out;
+    for (StmtP &s : b) {
+      unwrap(s->body);
+      unwrap(s->elseBody);
+      Var *t = pointerTarget(*s);
+      AllocWrapper w;
+      ExprP call;
+      const Function *cf = t ? wrapperOf(s->rhs, w, call) : nullptr;
+      bool safe = cf != nullptr;
+      if (cf)
+        for (const ExprP &a : call->ops)
+          safe &= sideEffectFree(a);
+      if (!safe) {
+        out.push_back(s);
+        continue;
+      }
+      ExprP bound = bindArgs(w.alloc, cf->params, call->ops);
+      s->rhs = s->rhs->kind == Expr::Cast
+                   ? mkCast(s->rhs->text, bound, s->rhs->type, s->rhs->ptrDepth)
+                   : bound;
+      out.push_back(s);
+      if (!w.onFailure.empty()) {
+        auto check = mkIf(mkBinary("==", mkVar(t), mkOpaque("NULL")),
+                          deepCopy(w.onFailure));
+        check->loc = s->loc;
+        out.push_back(check);
+      }
+    }
+    b.swap(out);
+  }
+
+  /// A realloc wrapper called otherwise than `p = wrap(...)`: an error.
+  void leftWrappers() {
+    walk(F.body, [&](Stmt &s, const WalkCtx &) {
+      std::vector<ExprP> es{s.rhs, s.lhs, s.cond};
+      es.insert(es.end(), s.comm.args.begin(), s.comm.args.end());
+      bool found = false;
+      for (const ExprP &e : es)
+        if (e && !found)
+          visitExpr(e, [&](const Expr &x) {
+            AllocWrapper w;
+            const Function *cf =
+                x.kind == Expr::Call && !found ? callee(x.text) : nullptr;
+            if (cf && allocationWrapper(*cf, w) &&
+                callOf(w.alloc, "realloc")) {
+              found = true;
+              bad(s.loc, "'" + x.text + "' reallocates its argument: in a "
+                         "differentiated function, assign its result to a "
+                         "pointer (`p = " + x.text + "(p, n);`), with "
+                         "arguments that have no side effects");
+            }
+          });
+    });
+  }
   std::map<Var *, Var *> bytes; // tracked pointer -> its size in bytes
   int count = 0;
 
@@ -249,6 +498,8 @@ private:
 
 } // namespace
 
-bool lowerReallocs(Function &f, Diag &diag) { return Reallocs(f, diag).run(); }
+bool lowerReallocs(Function &f, Diag &diag, const CalleeFn &callee) {
+  return Reallocs(f, diag, callee).run();
+}
 
 } // namespace mpiad

@@ -293,6 +293,17 @@ ExprP bindArgs(const ExprP &e, const std::vector<Var *> &params,
   return c;
 }
 
+Block deepCopy(const Block &b) {
+  Block out;
+  for (const StmtP &s : b) {
+    auto n = std::make_shared<Stmt>(*s);
+    n->body = deepCopy(s->body);
+    n->elseBody = deepCopy(s->elseBody);
+    out.push_back(n);
+  }
+  return out;
+}
+
 StmtP swapPointers(Var *a, Var *b, Var *tmp) {
   return mkCompound({mkDecl(tmp, mkVar(a)), mkAssign(mkVar(a), "=", mkVar(b)),
                      mkAssign(mkVar(b), "=", mkVar(tmp))});

@@ -52,6 +52,10 @@ ExprP bindArgs(const ExprP &e, const std::vector<Var *> &params,
 /// was declared with an initialiser list (its declaration moves to the top of
 /// the generated function).
 StmtP arrayInitCopy(const Stmt &decl);
+/// A copy of a block whose statements (at every depth) can be replaced
+/// without touching the original (expressions are shared: they are never
+/// changed in place).
+Block deepCopy(const Block &b);
 /// `{ T *tmp = a; a = b; b = tmp; }`: exchanges two pointers.
 StmtP swapPointers(Var *a, Var *b, Var *tmp);
 /// `static double u_b[8];` for each shadow (or tangent) in `shadows` of a

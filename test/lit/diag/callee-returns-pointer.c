@@ -1,7 +1,9 @@
 // A pointer that carries derivatives, assigned the pointer a same-file
 // function returns, when that function is more than an allocation wrapper
 // (`return malloc(...)`, which gets a shadow like malloc, see
-// exec/callee_alloc.c): the pointer would have no shadow, so it is an error.
+// exec/callee_alloc.c, also with a NULL test that ends the program, see
+// exec/alloc_wrappers.c): here it also fills the block, so the pointer would
+// have no shadow, and it is an error.
 // RUN: rm -f %t.c
 // RUN: not %mpiad-emit %s -o %t.c 2>&1 | FileCheck %s --implicit-check-not error:
 // RUN: not test -e %t.c
@@ -11,6 +13,8 @@ static double *alloc_checked(int n) {
   double *p = malloc(n * sizeof(double));
   if (!p)
     abort();
+  for (int i = 0; i < n; i++)
+    p[i] = 0.0;
   return p;
 }
 
