@@ -153,15 +153,15 @@ bool hasJump(const Block &b) {
   return found;
 }
 
-/// The number of elements of `p = malloc(N * sizeof(T))` / calloc(N,
-/// sizeof(T)), as an affine value.
-bool allocationCount(const Stmt &s, const Var *p, Affine &n) {
+/// The element count of `p = malloc(N * sizeof(T))` / calloc(N,
+/// sizeof(T)) as an expression.
+ExprP allocationCountExpr(const Stmt &s, const Var *p) {
   if (s.kind != Stmt::Assign || s.op != "=" || s.lhs->kind != Expr::VarRef ||
       s.lhs->var != p)
-    return false;
+    return nullptr;
   ExprP call = allocationCall(s.rhs);
   if (!call)
-    return false;
+    return nullptr;
   std::string elem = p->type.elemName();
   auto isSize = [&](const ExprP &e) {
     if (e->kind != Expr::Opaque)
@@ -171,17 +171,23 @@ bool allocationCount(const Stmt &s, const Var *p, Affine &n) {
            t == "sizeof(*" + p->userName + ")";
   };
   if (call->text == "calloc" && call->ops.size() == 2 && isSize(call->ops[1]))
-    return affine(call->ops[0], n);
+    return call->ops[0];
   if (call->text == "malloc" && call->ops.size() == 1) {
     const ExprP &m = call->ops[0];
-    if (m->kind != Expr::Binary || m->text != "*")
-      return false;
-    if (isSize(m->ops[1]))
-      return affine(m->ops[0], n);
-    if (isSize(m->ops[0]))
-      return affine(m->ops[1], n);
+    if (m->kind == Expr::Binary && m->text == "*") {
+      if (isSize(m->ops[1]))
+        return m->ops[0];
+      if (isSize(m->ops[0]))
+        return m->ops[1];
+    }
   }
-  return false;
+  return nullptr;
+}
+
+/// The same, as an affine value.
+bool allocationCount(const Stmt &s, const Var *p, Affine &n) {
+  ExprP e = allocationCountExpr(s, p);
+  return e && affine(e, n);
 }
 
 /// Only `p[k]` (not under &), one assignment of p (the allocation) and
@@ -729,36 +735,6 @@ bool stableCount(const Function &f, size_t top, const ExprP &e) {
   }
 }
 
-/// The element count of `p = malloc(N * sizeof(T))` / calloc(N,
-/// sizeof(T)) as an expression.
-ExprP allocationCountExpr(const Stmt &s, const Var *p) {
-  if (s.kind != Stmt::Assign || s.op != "=" || s.lhs->kind != Expr::VarRef ||
-      s.lhs->var != p)
-    return nullptr;
-  ExprP call = allocationCall(s.rhs);
-  if (!call)
-    return nullptr;
-  std::string elem = p->type.elemName();
-  auto isSize = [&](const ExprP &e) {
-    if (e->kind != Expr::Opaque)
-      return false;
-    std::string t = e->text;
-    return t == "sizeof(" + elem + ")" || t == "sizeof *" + p->userName ||
-           t == "sizeof(*" + p->userName + ")";
-  };
-  if (call->text == "calloc" && call->ops.size() == 2 && isSize(call->ops[1]))
-    return call->ops[0];
-  if (call->text == "malloc" && call->ops.size() == 1) {
-    const ExprP &m = call->ops[0];
-    if (m->kind == Expr::Binary && m->text == "*") {
-      if (isSize(m->ops[1]))
-        return m->ops[0];
-      if (isSize(m->ops[0]))
-        return m->ops[1];
-    }
-  }
-  return nullptr;
-}
 
 /// A communication call on a swapped buffer: blocking, or a non-blocking
 /// start among the top-level statements of the time loop before the copy
