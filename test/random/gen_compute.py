@@ -105,9 +105,6 @@ class Prog:
         # them (a quarter of the programs have none).
         self.rng2 = random.Random(seed * 7919 + 13)
         self.lowered = self.rng2.random() < 0.75
-        # Communication in a branch on a replicated scalar (masked per
-        # replica by Replicas.cpp): an RNG of its own too.
-        self.rng3 = random.Random(seed * 104729 + 7)
         self.extra_loopvar = None
         # Structs with double fields (a struct local whose fields are t's,
         # an array of structs read and written field by field, a helper
@@ -134,6 +131,9 @@ class Prog:
         self.grow_w = self.rng6.random() < 0.35
         # How the struct helper gets the array: sa, sa + o or &sa[o].
         self.rng7 = random.Random(seed * 49979687 + 41)
+        # Communication in a branch on a replicated scalar (masked per
+        # replica by Replicas.cpp): an RNG of its own too.
+        self.rng8 = random.Random(seed * 67867967 + 43)
 
     # ---- emission --------------------------------------------------------
     def emit(self, s):
@@ -854,12 +854,12 @@ class Prog:
         below when there is one: the same on every rank, so every rank makes
         the same calls, but different per replica (replicas mode masks it).
         The caller closes it with end_branch."""
-        R3 = self.rng3
-        if not self.gvars or R3.random() >= 0.3:
+        R8 = self.rng8
+        if not self.gvars or R8.random() >= 0.3:
             return False
         self.features.add("communication in a branch on a replicated value")
-        self.emit("if (%s > %s) {" % (R3.choice(self.gvars),
-                                      R3.choice(["0.0", "0.5", "-0.5"])))
+        self.emit("if (%s > %s) {" % (R8.choice(self.gvars),
+                                      R8.choice(["0.0", "0.5", "-0.5"])))
         return True
 
     def st_comm(self):
