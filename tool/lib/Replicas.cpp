@@ -51,10 +51,11 @@
 // What cannot be batched exactly is a located error that says what to
 // write: communication in a loop with per-replica control (or, in a masked
 // branch, a non-blocking call or one that writes more than its count), a
-// pointer chosen by
-// per-replica data, a per-replica array passed to an external function,
-// multi-dimensional per-replica arrays.  The v collectives' count and
-// displacement arrays are scaled by R at run time (scalePerRankArrays).
+// pointer chosen by per-replica data, a per-replica array passed to an
+// external function, a row of a multi-dimensional per-replica array used as
+// a pointer (such arrays are flattened row by row, fixedArray).  The v
+// collectives' count and displacement arrays are scaled by R at run time
+// (scalePerRankArrays).
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
@@ -63,6 +64,8 @@
 #include "IR.h"
 #include "Rules.h"
 #include "Transform.h"
+
+#include <cctype>
 
 namespace mpiad {
 
@@ -837,18 +840,33 @@ private:
   }
 
   std::vector<Var *> fixedArrays;
-  /// `double a[N]` holding per-replica values becomes R*N elements.  In a
-  /// replica loop (`only` its counter) the initialiser is stored for that
-  /// replica only; elsewhere for every replica.
+  /// The dimensions of the multi-dimensional per-replica arrays, flattened
+  /// by fixedArray: `a[i][j]` is element `i * (B) + j` of a[A][B].
+  std::map<Var *, std::vector<std::string>> flatDims;
+  /// A dimension's text as a factor of a product: as it is when it is a
+  /// name or a number, else in parentheses.
+  static std::string factor(const std::string &d) {
+    for (char c : d)
+      if (!std::isalnum((unsigned char)c) && c != '_')
+        return "(" + d + ")";
+    return d;
+  }
+  /// `double a[N]` holding per-replica values becomes R*N elements (and
+  /// `double a[A][B]` R*(A)*(B), row by row).  In a replica loop (`only` its
+  /// counter) the initialiser is stored for that replica only; elsewhere
+  /// for every replica.
   void fixedArray(Stmt &s, Var *only = nullptr) {
     Var *v = s.var;
-    if (v->type.dims.size() != 1) {
-      fail(s.loc, "per-replica array '" + v->userName +
-                      "' has more than one dimension; use a one-dimensional "
-                      "array with computed indices");
-      return;
+    std::vector<std::string> dims = v->type.dims;
+    std::string n = dims[0], shape = "[" + dims[0] + "]";
+    if (dims.size() > 1) {
+      flatDims[v] = dims;
+      n = factor(dims[0]);
+      for (size_t d = 1; d < dims.size(); ++d) {
+        n += " * " + factor(dims[d]);
+        shape += "[" + dims[d] + "]";
+      }
     }
-    std::string n = v->type.dims[0];
     std::string elem = v->type.elemName();
     ExprP init = s.rhs; // a constant initialiser list, `{0.0, 1.0}`
     v->type.dims.clear();
@@ -881,9 +899,13 @@ private:
     Var *k = counter("mpiad_k");
     Var *r = only ? only : counter(replicaName);
     clang::SourceLocation at = s.loc;
-    ExprP value = mkOpaque("((" + elem + "[" + n + "])" + init->text + ")[" +
-                               k->name + "]",
-                           {k}, v->type.elem);
+    // The list as an array of its declared shape, read element by element
+    // in order (row by row for several dimensions).
+    std::string list = "(" + elem + shape + ")" + init->text;
+    if (dims.size() > 1)
+      list = "(" + elem + " *)" + list;
+    ExprP value = mkOpaque("(" + list + ")[" + k->name + "]", {k},
+                           v->type.elem);
     StmtP fill = mkAssign(
         mkIndex(mkVar(v), mkBinary("+", mkBinary("*", mkVar(k), mkVar(Rv)),
                                    mkVar(r))),
@@ -1013,6 +1035,32 @@ private:
       return e;
     case Expr::Index: {
       Var *b = baseVar(e->ops[0]);
+      auto flat = b ? flatDims.find(b) : flatDims.end();
+      if (flat != flatDims.end()) {
+        // a[i][j] of a flattened a[A][B]: a[(i * (B) + j) * R + r].
+        std::vector<ExprP> idx;
+        ExprP x = e;
+        while (x->kind == Expr::Index) {
+          idx.insert(idx.begin(), rw(x->ops[1], r));
+          x = x->ops[0];
+        }
+        if (x->kind != Expr::VarRef || idx.size() != flat->second.size()) {
+          fail(e->loc, "per-replica array '" + b->userName +
+                           "' is used here other than by one element of "
+                           "every dimension; only its elements can be used "
+                           "(write " + b->userName + "[i][j])");
+          return e;
+        }
+        ExprP k = idx[0];
+        for (size_t d = 1; d < idx.size(); ++d)
+          k = mkBinary("+",
+                       mkBinary("*", k,
+                                mkOpaque(factor(flat->second[d]), {},
+                                         Scalar::Int)),
+                       idx[d]);
+        // The variable as it is now, a pointer (x has the array's type).
+        return mkIndex(mkVar(x->var), mkBinary("+", times(k), mkVar(r)));
+      }
       if (e->ptrDepth == 0 && dataRep(b)) {
         ExprP base = e->ops[0], idx = rw(e->ops[1], r);
         if (base->kind == Expr::Binary && base->ptrDepth > 0 &&
