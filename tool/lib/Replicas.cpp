@@ -166,6 +166,34 @@ private:
     return false;
   }
 
+  /// Does a pointer expression depend on per-replica values?  `&a[i]`,
+  /// `a + i` and `a` choose their element by i alone: the elements of a
+  /// are not read.
+  bool pointerReadsRep(const ExprP &e) {
+    if (!e)
+      return false;
+    switch (e->kind) {
+    case Expr::Cast:
+      return pointerReadsRep(e->ops[0]);
+    case Expr::VarRef:
+      return false;
+    case Expr::AddrOf:
+      if (e->ops[0]->kind == Expr::Index)
+        return pointerReadsRep(e->ops[0]->ops[0]) ||
+               readsRep(e->ops[0]->ops[1]);
+      return readsRep(e);
+    case Expr::Binary:
+      if (e->ptrDepth > 0 && (e->text == "+" || e->text == "-")) {
+        bool left = e->ops[0]->ptrDepth > 0;
+        return pointerReadsRep(e->ops[left ? 0 : 1]) ||
+               readsRep(e->ops[left ? 1 : 0]);
+      }
+      return readsRep(e);
+    default:
+      return readsRep(e);
+    }
+  }
+
   // --- the fixpoint --------------------------------------------------------
   bool changed = false;
   void addVal(Var *v) {
@@ -353,6 +381,16 @@ private:
   /// communication, no jump out of it (normalization has made flags of
   /// them; one left would leave a loop all replicas share), no allocation
   /// and no pointer chosen by per-replica values.
+  /// The variables declared in the statement that checkWhole checks.
+  std::set<const Var *> wholeDecls;
+  void declaredWithin(const Stmt &s) {
+    wholeDecls.clear();
+    Block one{std::make_shared<Stmt>(s)};
+    walk(one, [&](Stmt &x, const WalkCtx &) {
+      if (x.kind == Stmt::Decl)
+        wholeDecls.insert(x.var);
+    });
+  }
   void checkWhole(const Stmt &s, int loops) {
     if (s.kind == Stmt::Comm) {
       fail(s.loc, "'" + s.comm.name +
@@ -377,12 +415,20 @@ private:
                   "function: assign the result and return at the end");
       return;
     }
-    // A copy of a shared pointer (`v = w`, an inlined helper's parameter)
-    // is the same for every replica; an allocation or a pointer chosen by
-    // per-replica values is not.
-    if (pointerStmt(s) && (isAllocCall(s.rhs) || readsRep(s.rhs))) {
+    // A copy of a shared pointer (`v = w`, `v = &a[k]`, an inlined
+    // helper's parameter) into a pointer declared in the statement that
+    // runs whole is the same for every replica that takes the path, and
+    // nothing outside sees it; an allocation, a pointer chosen by
+    // per-replica values, or one that lives on after the statement (some
+    // replicas would leave it pointing elsewhere) is not.
+    if (pointerStmt(s) &&
+        (isAllocCall(s.rhs) || pointerReadsRep(s.rhs) ||
+         !wholeDecls.count(s.kind == Stmt::Decl ? s.var : s.lhs->var))) {
       fail(s.loc, "a pointer assigned under a condition that depends on "
-                  "per-replica values; replicas share their pointers");
+                  "per-replica values; replicas share their pointers, so "
+                  "each would see the choice of the last one: select the "
+                  "values instead (v = c ? b[k] : a[k]), or declare the "
+                  "pointer inside the branch that uses it");
       return;
     }
     bool loop = s.kind == Stmt::For || s.kind == Stmt::While ||
@@ -571,6 +617,7 @@ private:
         continue;
       }
       if (controlRep(*x)) {
+        declaredWithin(*x);
         checkWhole(*x, 1); // a loop with per-replica control: the error
         continue;
       }
@@ -753,6 +800,8 @@ private:
         continue;
       }
       if (compound)
+        declaredWithin(*s);
+      if (compound)
         for (const StmtP &x : s->body)
           checkWhole(*x, s->kind == Stmt::If || s->kind == Stmt::Compound ? 0 : 1);
       if (compound)
@@ -825,7 +874,7 @@ private:
     }
     if (!s.rhs)
       return;
-    if (readsRep(s.rhs)) {
+    if (pointerReadsRep(s.rhs)) {
       fail(s.loc, "pointer '" + v->userName +
                       "' is chosen by per-replica values; replicas share "
                       "their pointers");

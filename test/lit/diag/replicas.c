@@ -79,3 +79,22 @@ double g(const double *w, int src, MPI_Comm comm) {
   MPI_Get_count(&st, MPI_DOUBLE, &cnt);
   return got * cnt;
 }
+
+// A pointer set in a branch that some replicas take, used after it: every
+// replica would see the last replica's choice (the reduced program of a
+// silent wrong value: the Allreduce between ends the replica loop).
+#pragma mpiad differentiate wrt(x) varying(x) replicas(x[2])
+double h(const double *x, MPI_Comm comm) {
+  double a[2], b[2];
+  a[0] = x[0];
+  a[1] = 2.0 * x[1];
+  b[0] = 3.0 * x[0];
+  b[1] = x[1];
+  double *p = a;
+  if (x[0] > 0.5)
+// CHECK: replicas.c:[[@LINE+1]]:7: error: replicas: a pointer assigned under a condition that depends on per-replica values; replicas share their pointers, so each would see the choice of the last one: select the values instead (v = c ? b[k] : a[k]), or declare the pointer inside the branch that uses it
+    p = b;
+  double t = x[1], u = 0.0;
+  MPI_Allreduce(&t, &u, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return p[0] * p[1] + u;
+}
