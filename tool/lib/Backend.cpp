@@ -171,7 +171,26 @@ std::string printExpr(const ExprP &e) {
     return "(" + e->text + ")" + wrap(e->ops[0], 15);
   case Expr::Binary: {
     int p = precedence(e);
-    return wrap(e->ops[0], p) + " " + e->text + " " + wrap(e->ops[1], p + 1);
+    // Operands that C reads right without parentheses but that clang's
+    // -Wparentheses asks to group (`a && b || c`, `a << b + c`, `a & b == c`,
+    // `a & b | c`): parenthesised, so generated code compiles without
+    // warnings under -Wall.
+    auto operand = [&](const ExprP &o, int min) {
+      std::string t = wrap(o, min);
+      if (o->kind != Expr::Binary || t.front() == '(')
+        return t;
+      const std::string &a = e->text, &b = o->text;
+      bool cmp = b == "==" || b == "!=" || b == "<" || b == "<=" ||
+                 b == ">" || b == ">=";
+      bool group = (a == "||" && b == "&&") ||
+                   ((a == "<<" || a == ">>") && (b == "+" || b == "-")) ||
+                   ((a == "&" || a == "|" || a == "^") && cmp) ||
+                   (a == "|" && (b == "&" || b == "^")) ||
+                   (a == "^" && b == "&");
+      return group ? "(" + t + ")" : t;
+    };
+    return operand(e->ops[0], p) + " " + e->text + " " +
+           operand(e->ops[1], p + 1);
   }
   case Expr::Cond:
     return wrap(e->ops[0], 4) + " ? " + wrap(e->ops[1], 3) + " : " +

@@ -444,7 +444,9 @@ private:
       return;
     }
     case Stmt::Decl: {
-      if (s->rhs && s->var->type.dims.empty()) {
+      // A pointer to rows (`double (*a)[N] = malloc(...)`) is a pointer:
+      // split too; a fixed array keeps its initialiser list.
+      if (s->rhs && (s->var->type.dims.empty() || s->var->type.ptrToArray)) {
         out.push_back(mkDecl(s->var));
         auto a = mkAssign(mkVar(s->var), "=", s->rhs);
         a->loc = s->loc;

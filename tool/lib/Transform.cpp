@@ -111,6 +111,8 @@ Block unusedParams(const std::vector<Var *> &params, const std::set<Var *> &used
 }
 
 std::string zeroInit(const Var &v) {
+  if (v.type.ptrToArray) // double (*p)[N]: a pointer
+    return " = NULL";
   if (!v.type.dims.empty())
     return " = {0}";
   if (v.type.ptrDepth > 0)
