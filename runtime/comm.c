@@ -99,6 +99,13 @@ const int *mpiad_replica_counts(int slot, const int *a, int R, MPI_Comm comm,
   return replica_slot[slot];
 }
 
+int mpiad_replica_any(const int *mask, int R) {
+  for (int r = 0; r < R; r++)
+    if (mask[r])
+      return 1;
+  return 0;
+}
+
 /* One segment of an open batch. */
 typedef struct {
   const void *partial;

@@ -440,6 +440,11 @@ int mpiad_neighbor_outdegree(MPI_Comm comm);
 const int *mpiad_replica_counts(int slot, const int *a, int R, MPI_Comm comm,
                                 int per, int root);
 
+/** Batched replicas: 1 if any of mask[0..R) is nonzero.  A call in a branch
+ *  that some replicas take runs for all of them when at least one takes it
+ *  on this rank, as in the primal for that replica (Replicas.cpp). */
+int mpiad_replica_any(const int *mask, int R);
+
 /** A batch fuses several "sum partial adjoints over ranks" into one
  *  MPI_Allreduce.  Usage:
  *

@@ -456,8 +456,9 @@ private:
   // A replica with m = 0 gets back the values it had, its contribution to
   // the others is discarded by theirs (a reduction's result is restored),
   // and the reverse sweep, which differentiates this code, gives it no
-  // adjoint through the call.  Every rank calls, whatever its masks: the
-  // primal needs C to agree across the ranks that take part anyway.  A
+  // adjoint through the call.  A rank makes the call when some replica's
+  // mask is set there (guardMaskedCalls): where each replica's primal
+  // agrees across ranks, so do the batched calls.  A
   // branch inside a masked one is masked with m && C2; a loop whose
   // condition depends on per-replica values may still not communicate
   // (replicas would make different numbers of calls).  Calls supported: the
@@ -579,8 +580,31 @@ private:
     }
     append(out, before);
     out.push_back(s);
+    maskedCalls[s.get()] = m;
     append(out, after);
     append(out, frees);
+  }
+  /// The masked calls and their masks: after batching, each runs only where
+  /// some replica's mask is set (guardMaskedCalls).
+  std::map<const Stmt *, Var *> maskedCalls;
+
+  /// `if (mpiad_replica_any(m, R)) call;`: a rank makes a masked call when
+  /// at least one replica takes the branch there, as the primal does for
+  /// that replica; a branch whose condition also reads shared values (`rank
+  /// == 0 && C`) then calls only where the primal does for some replica.
+  void guardMaskedCalls(Block &b) {
+    for (StmtP &s : b) {
+      guardMaskedCalls(s->body);
+      guardMaskedCalls(s->elseBody);
+      auto it = maskedCalls.find(s.get());
+      if (it == maskedCalls.end())
+        continue;
+      ExprP any = mkCall("mpiad_replica_any",
+                         {mkVar(it->second), mkVar(Rv)}, Scalar::Int);
+      StmtP guarded = mkIf(any, {s});
+      guarded->loc = s->loc;
+      s = guarded;
+    }
   }
 
   /// The statements of a block that runs only for the replicas whose mask
@@ -1665,6 +1689,9 @@ bool Batcher::run() {
     if (!local)
       expanded.insert(v);
   }
+  // A masked call reads its mask outside any replica loop.
+  for (auto &kv : maskedCalls)
+    expanded.insert(kv.second);
   Block decls, frees;
   for (Var *v : expanded) {
     v->type.ptrDepth = 1;
@@ -1688,6 +1715,7 @@ bool Batcher::run() {
     pointerAssign(*s);
   for (Stmt *s : comms)
     batchComm(*s);
+  guardMaskedCalls(F.body);
   for (size_t k = 0; k < regions.size(); ++k)
     for (StmtP &x : regions[k]->body) {
       rwInLoop = regionInLoop[k];

@@ -5,7 +5,10 @@
 // if/else with an MPI_Allreduce of a scalar in one branch and an MPI_Bcast
 // of an array in the other; a branch in a shared loop with an MPI_Allreduce
 // of an array, and inside it a nested branch with an MPI_Sendrecv around a
-// ring; an early return that skips the final MPI_Allreduce.  What the calls
+// ring; a send on rank 0 and a receive on rank 1 under conditions that also
+// read the rank (each rank calls where some replica's primal calls, so the
+// other ranks call nothing); an early return that skips the final
+// MPI_Allreduce.  What the calls
 // of the first if/else write is read after it by every replica.  Four replicas
 // take four different paths.  For each replica, in reverse (M_bv) and
 // forward mode (M_dv): the value equals the primal on replica r's inputs,
@@ -25,8 +28,10 @@
 // GEN: if (mpiad_mask[r] == 0) {
 // GEN-NEXT: mpiad_keep_d[r] = t_d[r];
 // GEN-NEXT: mpiad_keep[r] = t[r];
-// GEN: MPI_Allreduce(s, t, R, MPI_DOUBLE, MPI_SUM, comm);
+// GEN: if (mpiad_replica_any(mpiad_mask, R)) {
+// GEN-NEXT: MPI_Allreduce(s, t, R, MPI_DOUBLE, MPI_SUM, comm);
 // GEN-NEXT: MPI_Allreduce(s_d, t_d, R, MPI_DOUBLE, MPI_SUM, comm);
+// GEN-NEXT: }
 // GEN-NEXT: for (int r = 0; r < R; r++) {
 // GEN-NEXT: if (mpiad_mask[r] == 0) {
 // GEN-NEXT: t_d[r] = mpiad_keep_d[r];
@@ -78,6 +83,18 @@ double M(const double *x, MPI_Comm comm) {
         acc += z * z;
       }
     }
+  }
+  /* A point-to-point pair whose conditions also read the rank: a rank
+   * calls where some replica's primal does (rank 0 sends, rank 1 receives,
+   * the others call nothing). */
+  if (size > 1 && rank == 0 && g > 1.0 * size) {
+    double snd = acc * x[2];
+    MPI_Send(&snd, 1, MPI_DOUBLE, 1, 9, comm);
+  }
+  if (size > 1 && rank == 1 && g > 1.0 * size) {
+    double got = 0.5;
+    MPI_Recv(&got, 1, MPI_DOUBLE, 0, 9, comm, MPI_STATUS_IGNORE);
+    acc += got * got;
   }
   if (g < 0.4 * size)
     return acc;
