@@ -592,6 +592,17 @@ private:
     for (size_t k = 0; k < body->params.size(); ++k) {
       Var *p = body->params[k];
       p->kind = Var::Local;
+      // Declared at the top of the generated function and assigned here:
+      // a top-level const goes, as for the caller's own locals (`const
+      // int32_t k`, `double *const q`; csmith seed 10479).
+      CType &t = p->type;
+      if (t.ptrDepth == 0 && t.dims.empty() && t.base.rfind("const ", 0) == 0) {
+        t.base = t.base.substr(6);
+        t.isConst = false;
+      }
+      size_t top = t.declFmt.find("const @N@");
+      if (top != std::string::npos)
+        t.declFmt.erase(top, 6);
       if (structArgs.count(p))
         continue;
       StmtP d = mkDecl(p, args[k]);
