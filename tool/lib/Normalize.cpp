@@ -35,26 +35,6 @@ namespace mpiad {
 
 namespace {
 
-/// Can the expression be evaluated a second time with the same result and
-/// no side effect (no call, no increment)?
-bool sideEffectFree(const ExprP &e) {
-  if (!e)
-    return true;
-  if (e->kind == Expr::Call)
-    return false;
-  if (e->kind == Expr::Unary && (e->text == "++" || e->text == "--" ||
-                                 e->text.find("++") != std::string::npos ||
-                                 e->text.find("--") != std::string::npos))
-    return false;
-  if (e->kind == Expr::Opaque && e->text.find('(') != std::string::npos &&
-      e->text.rfind("sizeof", 0) != 0)
-    return false;
-  for (const ExprP &o : e->ops)
-    if (!sideEffectFree(o))
-      return false;
-  return true;
-}
-
 /// `posix_memalign(&p, align, n)` (its pointer argument below casts): p,
 /// and the byte count n; null if `call` is not such a call.
 Var *alignedAllocation(const ExprP &call, ExprP &bytes) {

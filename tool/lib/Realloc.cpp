@@ -216,17 +216,6 @@ bool allocationWrapper(const Function &cf, AllocWrapper &out) {
   return true;
 }
 
-/// No call and no increment: the expression may be evaluated once more.
-bool sideEffectFree(const ExprP &e) {
-  bool ok = true;
-  visitExpr(e, [&](const Expr &x) {
-    ok &= x.kind != Expr::Call &&
-          !(x.kind == Expr::Unary && (x.text.find("++") != std::string::npos ||
-                                      x.text.find("--") != std::string::npos));
-  });
-  return ok;
-}
-
 using CalleeFn = std::function<const Function *(const std::string &)>;
 
 class Reallocs {

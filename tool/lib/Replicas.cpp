@@ -465,16 +465,6 @@ private:
   // blocking ones whose written buffers hold exactly COUNT elements (`exact`
   // in the rules) or are one scalar.
 
-  /// Element k of a buffer argument (`&s`, `a`, `&a[j]`, `a + j`).
-  static ExprP bufferElement(const ExprP &buf, const ExprP &k) {
-    if (buf->kind == Expr::AddrOf && buf->ops[0]->kind == Expr::Index)
-      return mkIndex(buf->ops[0]->ops[0],
-                     mkBinary("+", buf->ops[0]->ops[1], k));
-    if (buf->kind == Expr::Binary && buf->ptrDepth > 0)
-      return mkIndex(buf->ops[0], mkBinary("+", buf->ops[1], k));
-    return mkIndex(buf, k);
-  }
-
   Var *maskVar(clang::SourceLocation loc) {
     CType it;
     it.elem = Scalar::Int;

@@ -1549,21 +1549,6 @@ public:
 
   // --- communication ----------------------------------------------------
 
-  /// Element k of a buffer argument (`&s`, `a`, `&a[j]`, `a + j`).
-  ExprP element(const ExprP &buf, const ExprP &k) {
-    if (buf->kind == Expr::AddrOf) {
-      const ExprP &x = buf->ops[0];
-      if (isZeroLiteral(k))
-        return x;
-      if (x->kind == Expr::Index)
-        return mkIndex(x->ops[0], mkBinary("+", x->ops[1], k));
-      return mkIndex(mkUnary("", buf), k);
-    }
-    if (buf->kind == Expr::Binary && buf->ptrDepth > 0)
-      return mkIndex(buf->ops[0], mkBinary("+", buf->ops[1], k));
-    return mkIndex(buf, k);
-  }
-
   /// for (k = 0; k < count; k++) body(k)   (or body(0) when count is 1)
   StmtP elementwise(const ExprP &count,
                     const std::function<StmtP(const ExprP &)> &body) {
@@ -1787,19 +1772,19 @@ public:
       if (value && !a.count.empty()) {
         ExprP n = arg(a.count);
         fwd.push_back(elementwise(n, [&](const ExprP &k) {
-          return push(element(args[i], k));
+          return push(bufferElement(args[i], k));
         }));
         // Popped last element first: k counts up, the element down.
         restore.insert(
             restore.begin(), elementwise(n, [&](const ExprP &k) {
-              return pop(element(args[i],
+              return pop(bufferElement(args[i],
                                  mkBinary("-", mkBinary("-", n, mkInt(1)), k)));
             }));
         continue;
       }
       if (value) {
-        fwd.push_back(push(element(args[i], mkInt(0))));
-        restore.insert(restore.begin(), pop(element(args[i], mkInt(0))));
+        fwd.push_back(push(bufferElement(args[i], mkInt(0))));
+        restore.insert(restore.begin(), pop(bufferElement(args[i], mkInt(0))));
         continue;
       }
       // As many elements as the call writes: the rule's extent where it
@@ -1833,8 +1818,8 @@ public:
                                 " (per-rank counts); it is read by the reverse "
                                 "sweep: copy it first");
       } else if (count->kind == Expr::IntLit && count->text == "1") {
-        fwd.push_back(push(element(args[i], mkInt(0))));
-        restore.insert(restore.begin(), pop(element(args[i], mkInt(0))));
+        fwd.push_back(push(bufferElement(args[i], mkInt(0))));
+        restore.insert(restore.begin(), pop(bufferElement(args[i], mkInt(0))));
       } else if (elem != Scalar::Other) {
         std::string sfx = elem == Scalar::Float ? "f32" : "f64";
         fwd.push_back(mkExprStmt(mkCall("mpiad_push_" + sfx + "_array",
@@ -1910,12 +1895,12 @@ public:
         } else if (act.op == "accumulate") {
           ExprP d = bufs[0], src = bufs[1];
           rev.push_back(elementwise(count, [&](const ExprP &k) {
-            return mkAssign(sh(element(d, k)), "+=", sh(element(src, k)));
+            return mkAssign(sh(bufferElement(d, k)), "+=", sh(bufferElement(src, k)));
           }));
         } else if (act.op == "zero") {
           ExprP b = bufs[0];
           rev.push_back(elementwise(count, [&](const ExprP &k) {
-            return mkAssign(sh(element(b, k)), "=", mkInt(0));
+            return mkAssign(sh(bufferElement(b, k)), "=", mkInt(0));
           }));
         }
       }

@@ -295,6 +295,37 @@ ExprP bindArgs(const ExprP &e, const std::vector<Var *> &params,
   return c;
 }
 
+bool sideEffectFree(const ExprP &e) {
+  if (!e)
+    return true;
+  if (e->kind == Expr::Call)
+    return false;
+  if (e->kind == Expr::Unary && (e->text.find("++") != std::string::npos ||
+                                 e->text.find("--") != std::string::npos))
+    return false;
+  if (e->kind == Expr::Opaque && e->text.find('(') != std::string::npos &&
+      e->text.rfind("sizeof", 0) != 0)
+    return false;
+  for (const ExprP &o : e->ops)
+    if (!sideEffectFree(o))
+      return false;
+  return true;
+}
+
+ExprP bufferElement(const ExprP &buf, const ExprP &k) {
+  if (buf->kind == Expr::AddrOf) {
+    const ExprP &x = buf->ops[0];
+    if (isZeroLiteral(k))
+      return x;
+    if (x->kind == Expr::Index)
+      return mkIndex(x->ops[0], mkBinary("+", x->ops[1], k));
+    return mkIndex(mkUnary("", buf), k);
+  }
+  if (buf->kind == Expr::Binary && buf->ptrDepth > 0)
+    return mkIndex(buf->ops[0], mkBinary("+", buf->ops[1], k));
+  return mkIndex(buf, k);
+}
+
 Block deepCopy(const Block &b) {
   Block out;
   for (const StmtP &s : b) {

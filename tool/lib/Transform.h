@@ -52,6 +52,11 @@ ExprP bindArgs(const ExprP &e, const std::vector<Var *> &params,
 /// was declared with an initialiser list (its declaration moves to the top of
 /// the generated function).
 StmtP arrayInitCopy(const Stmt &decl);
+/// Can the expression be evaluated a second time with the same result and
+/// no side effect (no call, no increment)?
+bool sideEffectFree(const ExprP &e);
+/// Element k of a buffer argument of a call (`&s`, `a`, `&a[j]`, `a + j`).
+ExprP bufferElement(const ExprP &buf, const ExprP &k);
 /// A copy of a block whose statements (at every depth) can be replaced
 /// without touching the original (expressions are shared: they are never
 /// changed in place).
