@@ -20,6 +20,11 @@
  * RUN: %mpirun 3 %t | FileCheck %s --implicit-check-not=FAIL
  * RUN: %mpirun 4 %t | FileCheck %s --implicit-check-not=FAIL
  * CHECK: ALL PASSED
+ * RUN: %mpiad-emit -Dmain=program_main %s -o - | sed '/^ \* [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
+ * GEN-LABEL: double jac1_b(
+ * GEN: double (*A_b)[16] = NULL;
+ * GEN: A_b = calloc(1, (nrow + 2) * L * sizeof(double));
+ * GEN: if ((i == 1 && myrank == 0) || (i == nrow && myrank == ranksize - 1)) {
  */
 #include <math.h>
 #include <stdlib.h>

@@ -12,6 +12,12 @@
 // RUN: %mpirun 3 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 4 %t | FileCheck %s --implicit-check-not=FAIL
 // CHECK: ALL PASSED
+// RUN: %mpiad-emit %s -I%S/../Inputs -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
+// GEN-LABEL: double f_b(
+// GEN: double *q_2 = NULL;
+// GEN-NEXT: int n = 0;
+// GEN: double v = 0;
+// GEN-NEXT: int k = 0;
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
