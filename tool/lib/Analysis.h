@@ -116,6 +116,20 @@ struct SwapCopy;
 bool gatherForm(const GatherContext &cx, Var *i, const ExprP &L,
                 const ExprP &H, const Block &body, const Stmt &primal,
                 Block &out, const SwapCopy *sw);
+/// One loop of a perfect nest: its counter runs up from lo to hi.
+struct NestLevel {
+  Var *v;
+  ExprP lo, hi;
+};
+/// The reversed body of the innermost loop of a perfect nest of counted
+/// loops (outermost first) over a box (Gather.cpp): when every term of its
+/// scatter into one adjoint array can be gathered, the gather over the
+/// whole nest, run where a run-time check holds and `fallback` (the
+/// reversed nest as it was) otherwise, into `out`; false, with nothing
+/// changed, otherwise.  `primal` is the innermost loop.
+bool nestGatherForm(const GatherContext &cx,
+                    const std::vector<NestLevel> &nest, const Block &body,
+                    const Stmt &primal, const StmtP &fallback, Block &out);
 
 /// Variables assigned anywhere in a block (targets of effects).
 std::set<Var *> assignedIn(const Block &b, const Frontend &fe);
@@ -243,12 +257,39 @@ std::string ncclGroupingError(const Stmt &s, const Block &body,
 std::string derivedDatatypeError(const CommRule &r, const CommArg &a,
                                  const Expr &arg, const std::string &call);
 
+/// An integer value `sym + c` (sym null for a constant), sym a stable
+/// integer variable (BufferSwap.cpp).
+struct Affine {
+  const Var *sym = nullptr;
+  long long c = 0;
+};
+/// e as an Affine: literals, one stable integer variable, + and -.
+bool affine(const ExprP &e, Affine &out);
+/// One dimension of an index: `loop + off`, or the fixed `off` when loop
+/// is null.
+struct DimVal {
+  const Var *loop = nullptr;
+  Affine off;
+};
+/// idx (times sign) as the sum over dimensions d of strides[d] * dims[d]
+/// (strides[0] is null, the stride 1; each dimension a counter of `loops`
+/// plus an offset).  With `grow`, a stable variable that multiplies a loop
+/// counter becomes a new stride.  `c - sx` adds -1 to the dimension of sx.
+bool decompose(const ExprP &idx, int sign, std::vector<const Var *> &strides,
+               bool grow, const std::set<const Var *> &loops,
+               std::vector<DimVal> &dims);
 /// One dimension of the region a partial copy-back copies: indices lo..hi
 /// (inclusive), `stride` elements apart (null: 1, the innermost).
 struct SwapDim {
   ExprP stride, lo, hi;
   ExprP span; // hi - lo
 };
+/// The run-time condition that the rows of a box of indices (innermost
+/// dimension first) are disjoint and in increasing order: each dimension
+/// non-empty, each stride at least the extent of what one step of the
+/// dimension below spans; null when it always holds.  Where it holds, the
+/// box's index is one to one.
+ExprP rowsDisjoint(const std::vector<SwapDim> &r);
 /// A copy-back loop `for (i = 0; i < N; i++) dst[i] = src[i];` over two
 /// private buffers, where the old contents of src are dead: the copy and its
 /// adjoint can be swaps of pointers (BufferSwap.cpp).  A copy of a region

@@ -43,14 +43,7 @@
 
 namespace mpiad {
 
-namespace {
-
 /// An integer value `sym + c` (sym null for a constant).
-struct Affine {
-  const Var *sym = nullptr;
-  long long c = 0;
-};
-
 bool affine(const ExprP &e, Affine &out) {
   if (!e)
     return false;
@@ -83,6 +76,8 @@ bool affine(const ExprP &e, Affine &out) {
     return false;
   }
 }
+
+namespace {
 
 /// a <= b for every value of the symbols?
 bool provablyLE(const Affine &a, const Affine &b) {
@@ -479,13 +474,6 @@ bool swappable(Function &f, size_t top, const Stmt &time, size_t k,
 //    that the rows are disjoint, increasing and inside [0, N), and the code
 //    falls back to the copy otherwise.
 
-/// One dimension of an index: `loop + off`, or the fixed `off` when loop
-/// is null.
-struct DimVal {
-  const Var *loop = nullptr;
-  Affine off;
-};
-
 bool sameDims(const std::vector<DimVal> &a, const std::vector<DimVal> &b) {
   if (a.size() != b.size())
     return false;
@@ -517,6 +505,8 @@ bool addTo(DimVal &d, const ExprP &x, int sign,
   d.off.c += sign * a.c;
   return true;
 }
+
+} // namespace
 
 /// idx as the sum over dimensions d of strides[d] * dims[d] (strides[0] is
 /// null, the stride 1).  With `grow`, a stable variable that multiplies a
@@ -566,6 +556,8 @@ bool decompose(const ExprP &idx, int sign, std::vector<const Var *> &strides,
   }
   return addTo(dims[0], idx, sign, loops);
 }
+
+namespace {
 
 /// A box: per dimension, an inclusive interval.
 struct Box {
@@ -976,8 +968,7 @@ ExprP unlessTrue(const std::string &op, const ExprP &a, const ExprP &b) {
 
 } // namespace
 
-ExprP regionSwapCondition(const SwapCopy &sc) {
-  const std::vector<SwapDim> &r = sc.region;
+ExprP rowsDisjoint(const std::vector<SwapDim> &r) {
   ExprP c;
   auto both = [&](const ExprP &x) {
     if (x)
@@ -987,10 +978,23 @@ ExprP regionSwapCondition(const SwapCopy &sc) {
     both(unlessTrue("<=", d.lo, d.hi));
   // Rows (and planes) disjoint and in order: each stride at least the
   // extent of what one step of the dimension below spans.
-  ExprP extent = rowWidth(sc), first = r[0].lo, last = r[0].hi;
+  ExprP extent = plusConst(r[0].span, 1);
   for (size_t d = 1; d < r.size(); ++d) {
     both(mkBinary(">=", r[d].stride, extent));
     extent = mkBinary("+", mul(r[d].span, r[d].stride), extent);
+  }
+  return c;
+}
+
+ExprP regionSwapCondition(const SwapCopy &sc) {
+  const std::vector<SwapDim> &r = sc.region;
+  ExprP c = rowsDisjoint(r);
+  auto both = [&](const ExprP &x) {
+    if (x)
+      c = c ? mkBinary("&&", c, x) : x;
+  };
+  ExprP first = r[0].lo, last = r[0].hi;
+  for (size_t d = 1; d < r.size(); ++d) {
     first = mkBinary("+", mul(r[d].lo, r[d].stride), first);
     last = mkBinary("+", mul(r[d].hi, r[d].stride), last);
   }

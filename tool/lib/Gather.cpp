@@ -34,7 +34,92 @@ CType intCType() {
   return t;
 }
 
+/// A reversed loop body: `A_b[index] += e` accumulations, then
+/// `X_b[index] = 0` zeroings, with the adjoint's temporaries and the
+/// integer locals of the primal body (`c = i * ys + j`) substituted.
+struct ReversedBody {
+  struct Acc {
+    Var *array;
+    ExprP index, e;
+  };
+  std::vector<Acc> accs;
+  std::vector<ExprP> zeros; // `X_b[index]`
+  std::set<Var *> bodyInts; // the primal body's integer locals
+};
+
+bool parseReversed(const GatherContext &cx, const Stmt &primal,
+                   const Block &body, ReversedBody &rb) {
+  std::map<Var *, ExprP> temps;
+  for (const StmtP &st : primal.body)
+    if (st->kind == Stmt::Decl && st->var->type.isIntScalar() &&
+        !st->var->type.ptrDepth)
+      rb.bodyInts.insert(st->var);
+  auto subst = [&](ExprP e) {
+    for (auto &t : temps)
+      e = replaceVar(e, t.first, t.second);
+    return e;
+  };
+  for (const StmtP &st : body) {
+    bool zeroSeen = !rb.zeros.empty();
+    if (st->kind == Stmt::Decl && st->rhs && cx.isGenerated(st->var) &&
+        !zeroSeen) {
+      temps[st->var] = subst(st->rhs);
+      continue;
+    }
+    // An integer of the body that the reverse computes again (never a
+    // pop: substituting that would move the tape's reads).
+    if (st->kind == Stmt::Assign && st->op == "=" &&
+        st->lhs->kind == Expr::VarRef && rb.bodyInts.count(st->lhs->var) &&
+        cx.recomputable(st->rhs) && rb.accs.empty() && !zeroSeen) {
+      temps[st->lhs->var] = subst(st->rhs);
+      continue;
+    }
+    if (st->kind != Stmt::Assign || st->lhs->kind != Expr::Index ||
+        st->lhs->ops[0]->kind != Expr::VarRef ||
+        !cx.isShadow(st->lhs->ops[0]->var))
+      return false;
+    Var *a = st->lhs->ops[0]->var;
+    ExprP idx = subst(st->lhs->ops[1]);
+    if (st->op == "=" && isZeroLiteral(st->rhs)) {
+      rb.zeros.push_back(mkIndex(mkVar(a), idx));
+      continue;
+    }
+    if (st->op != "+=" || zeroSeen)
+      return false;
+    rb.accs.push_back({a, idx, subst(st->rhs)});
+  }
+  return true;
+}
+
+/// Every expression of the accumulations reads nothing they write, no
+/// temporary or body integer left unsubstituted, and adjoints only where
+/// `adjointRead` allows.
+bool readsAllowed(const GatherContext &cx, const ReversedBody &rb,
+                  const std::set<Var *> &written,
+                  const std::function<bool(const ExprP &)> &adjointRead,
+                  const std::vector<const ExprP *> &exprs) {
+  bool ok = true;
+  std::function<void(const ExprP &)> check = [&](const ExprP &e) {
+    if (e->kind == Expr::VarRef && written.count(e->var))
+      ok = false;
+    if (e->kind == Expr::VarRef && cx.isGenerated(e->var) &&
+        !cx.isShadow(e->var))
+      ok = false; // a temporary not folded in
+    if (e->kind == Expr::VarRef && rb.bodyInts.count(e->var))
+      ok = false; // an integer of the body not substituted
+    if (e->kind == Expr::Index && e->ops[0]->kind == Expr::VarRef &&
+        cx.isShadow(e->ops[0]->var) && !adjointRead(e))
+      ok = false;
+    for (const ExprP &o : e->ops)
+      check(o);
+  };
+  for (const ExprP *e : exprs)
+    check(*e);
+  return ok;
+}
+
 } // namespace
+
 
 /// The reverse of a stencil-like loop scatters: `A_b[base + i + c] +=
 /// E(i)` for a few constant offsets c, E reading adjoints only at
@@ -58,17 +143,9 @@ bool gatherForm(const GatherContext &cx, Var *i, const ExprP &L,
     long long c;
     ExprP e;
   };
-  std::map<Var *, ExprP> temps;
-  std::set<Var *> bodyInts; // integer locals of the primal body
-  for (const StmtP &st : primal.body)
-    if (st->kind == Stmt::Decl && st->var->type.isIntScalar() &&
-        !st->var->type.ptrDepth)
-      bodyInts.insert(st->var);
-  auto subst = [&](ExprP e) {
-    for (auto &t : temps)
-      e = replaceVar(e, t.first, t.second);
-    return e;
-  };
+  ReversedBody rb;
+  if (!parseReversed(cx, primal, body, rb))
+    return false;
   struct Acc {
     Var *array;
     ExprP index, e;
@@ -78,43 +155,20 @@ bool gatherForm(const GatherContext &cx, Var *i, const ExprP &L,
     bool split;
   };
   std::vector<Acc> accs;
-  std::vector<ExprP> zeros; // substituted `X[base + i]` of `X[...] = 0`
-  std::vector<std::string> zeroKeys;
-  bool zeroSeen = false;
-  for (const StmtP &st : body) {
-    if (st->kind == Stmt::Decl && st->rhs && cx.isGenerated(st->var) &&
-        !zeroSeen) {
-      temps[st->var] = subst(st->rhs);
-      continue;
-    }
-    // An integer of the body that the reverse computes again (never a
-    // pop: substituting that would move the tape's reads).
-    if (st->kind == Stmt::Assign && st->op == "=" &&
-        st->lhs->kind == Expr::VarRef && bodyInts.count(st->lhs->var) &&
-        cx.recomputable(st->rhs) && accs.empty() && !zeroSeen) {
-      temps[st->lhs->var] = subst(st->rhs);
-      continue;
-    }
-    if (st->kind != Stmt::Assign || st->lhs->kind != Expr::Index ||
-        st->lhs->ops[0]->kind != Expr::VarRef ||
-        !cx.isShadow(st->lhs->ops[0]->var))
-      return false;
-    Var *a = st->lhs->ops[0]->var;
-    ExprP idx = subst(st->lhs->ops[1]);
-    Acc acc{a, idx, nullptr, nullptr, "", 0, false};
-    acc.split = splitAffine(idx, i, acc.base, acc.key, acc.c);
-    if (st->op == "=" && isZeroLiteral(st->rhs)) {
-      if (!acc.split || acc.c != 0)
-        return false;
-      zeroSeen = true;
-      zeros.push_back(mkIndex(mkVar(a), idx));
-      zeroKeys.push_back(acc.key);
-      continue;
-    }
-    if (st->op != "+=" || zeroSeen)
-      return false;
-    acc.e = subst(st->rhs);
+  for (const ReversedBody::Acc &a : rb.accs) {
+    Acc acc{a.array, a.index, a.e, nullptr, "", 0, false};
+    acc.split = splitAffine(a.index, i, acc.base, acc.key, acc.c);
     accs.push_back(acc);
+  }
+  std::vector<ExprP> zeros = rb.zeros; // `X[base + i]` of `X[...] = 0`
+  std::vector<std::string> zeroKeys;
+  for (const ExprP &z : zeros) {
+    ExprP b;
+    std::string k;
+    long long c;
+    if (!splitAffine(z->ops[1], i, b, k, c) || c != 0)
+      return false;
+    zeroKeys.push_back(k);
   }
   // The target: the adjoint and base with the most offsets, one of them
   // shifted (the dependence from one iteration to the next); no other
@@ -161,36 +215,20 @@ bool gatherForm(const GatherContext &cx, Var *i, const ExprP &L,
       return false;
   // E (and the others' indices) may read adjoints only at [base + i],
   // and nothing the loop accumulates into.
-  bool ok = true;
-  std::function<void(const ExprP &)> check = [&](const ExprP &e) {
-    if (e->kind == Expr::VarRef && written.count(e->var))
-      ok = false;
-    if (e->kind == Expr::VarRef && cx.isGenerated(e->var) &&
-        !cx.isShadow(e->var))
-      ok = false; // a temporary not folded in
-    if (e->kind == Expr::VarRef && bodyInts.count(e->var))
-      ok = false; // an integer of the body not substituted
-    if (e->kind == Expr::Index && e->ops[0]->kind == Expr::VarRef &&
-        cx.isShadow(e->ops[0]->var)) {
-      ExprP b;
-      std::string k;
-      long long c;
-      if (!splitAffine(e->ops[1], i, b, k, c) || c != 0 || k != key)
-        ok = false;
-    }
-    for (const ExprP &o : e->ops)
-      check(o);
+  auto atBase = [&](const ExprP &e) {
+    ExprP b;
+    std::string k;
+    long long c;
+    return splitAffine(e->ops[1], i, b, k, c) && c == 0 && k == key;
   };
+  std::vector<const ExprP *> exprs;
   for (const Term &t : terms)
-    check(t.e);
+    exprs.push_back(&t.e);
   for (const Acc &a : others) {
-    check(a.e);
-    for (const ExprP &o : a.index->ops)
-      check(o);
-    if (a.index->kind == Expr::VarRef)
-      check(a.index);
+    exprs.push_back(&a.e);
+    exprs.push_back(&a.index);
   }
-  if (!ok)
+  if (!readsAllowed(cx, rb, written, atBase, exprs))
     return false;
   long long cmin = terms[0].c, cmax = terms[0].c;
   for (const Term &t : terms) {
@@ -304,6 +342,307 @@ bool gatherForm(const GatherContext &cx, Var *i, const ExprP &L,
   if (cmax > cmin)
     out.push_back(loop(maxE(plusConst(L, cmax), plusConst(H, cmin + 1)), plusConst(H, cmax),
                        true, true));
+  return true;
+}
+
+namespace {
+
+/// for (int v = from; v <= to; v += 1) body
+StmtP upLoop(Var *v, const ExprP &from, const ExprP &to, Block body) {
+  auto r = std::make_shared<Stmt>();
+  r->kind = Stmt::For;
+  r->init = mkDecl(v, from);
+  r->cond = mkBinary("<=", mkVar(v), to);
+  r->step = mkAssign(mkVar(v), "+=", mkInt(1));
+  r->body = std::move(body);
+  return r;
+}
+
+/// A nest of upLoops over `vars` (outermost first) around `body`.
+StmtP nestOver(const std::vector<NestLevel> &nest, Block body) {
+  StmtP s;
+  for (size_t m = nest.size(); m-- > 0;) {
+    s = upLoop(nest[m].v, nest[m].lo, nest[m].hi, std::move(body));
+    body = {s};
+  }
+  return s;
+}
+
+bool mentionsVar(const ExprP &e, const Var *v) {
+  std::set<Var *> vs;
+  collectVars(e, vs);
+  return vs.count(const_cast<Var *>(v)) > 0;
+}
+
+} // namespace
+
+/// The reverse of a perfect nest of counted loops whose innermost body is
+/// stencil-like, `A[sum of stride_m * v_m] = f(B[... (v_m + o_m) ...])`:
+/// its reverse scatters into B's adjoint at offsets o (a vector, one
+/// entry per loop) in every dimension.  gatherForm gathers the innermost
+/// dimension only, and leaves the terms at other rows (`c - ys`, `c + sp`)
+/// to a scatter loop of their own.  Here every term is gathered:
+///
+///   B_b[idx(t)] += sum over o of E_o(t - o)   (t - o inside the box)
+///
+/// over the box of targets t dilated by the offsets.  Target rows with
+/// every term inside the box (the interior rows) take gatherForm's shape
+/// (head and tail iterations peeled and guarded, the middle unguarded);
+/// the other rows guard every term.  Accumulations into other adjoints run
+/// first, in a nest of their own over the primal iterations; the read
+/// adjoints of a slice of the outermost loop are zeroed once the last
+/// target slice that reads them is done.  That keeps the reverse's meaning
+/// only when no element is read or zeroed for two iterations, so the gather runs under a run-time check that the
+/// zeroed indices' rows are disjoint (rowsDisjoint), and the reversed nest
+/// as it was otherwise (`fallback`).  The sums change order, not terms:
+/// each (iteration, term) pair of the scatter is one (target, term) pair
+/// of the gather.
+bool nestGatherForm(const GatherContext &cx, const std::vector<NestLevel> &nest,
+                    const Block &body, const Stmt &primal,
+                    const StmtP &fallback, Block &out) {
+  const size_t D = nest.size();
+  if (D < 2)
+    return false;
+  ReversedBody rb;
+  if (!parseReversed(cx, primal, body, rb) || rb.accs.empty())
+    return false;
+  std::set<const Var *> loops;
+  for (const NestLevel &l : nest)
+    loops.insert(l.v);
+  // A box: no bound mentions a counter of the nest.
+  for (const NestLevel &l : nest)
+    for (const NestLevel &q : nest)
+      if (mentionsVar(l.lo, q.v) || mentionsVar(l.hi, q.v))
+        return false;
+  // Each index as strides times (counter + offset), one counter of the
+  // nest per dimension, the innermost counter at stride 1.
+  std::vector<const Var *> strides{nullptr};
+  struct Dec {
+    bool ok = false;
+    std::vector<DimVal> dims;
+  };
+  auto dec = [&](const ExprP &idx) {
+    Dec d;
+    if (!decompose(idx, 1, strides, true, loops, d.dims) ||
+        d.dims.size() != D || d.dims[0].loop != nest[D - 1].v)
+      return d;
+    std::set<const Var *> seen;
+    for (const DimVal &x : d.dims)
+      if (!x.loop || !seen.insert(x.loop).second)
+        return d;
+    d.ok = true;
+    return d;
+  };
+  // The dimension of each level's counter, and a key: the counter and
+  // symbolic offset of each dimension (terms of one target share it).
+  auto dimOfLevel = [&](const Dec &d, size_t m) {
+    for (size_t k = 0; k < d.dims.size(); ++k)
+      if (d.dims[k].loop == nest[m].v)
+        return k;
+    return (size_t)0;
+  };
+  auto keyOf = [&](Var *a, const Dec &d) {
+    std::string k = a->name;
+    for (size_t x = 0; x < d.dims.size(); ++x)
+      k += "|" + std::string(strides[x] ? strides[x]->name : "1") + ":" +
+           d.dims[x].loop->name + ":" +
+           (d.dims[x].off.sym ? d.dims[x].off.sym->name : "");
+    return k;
+  };
+  struct Term {
+    std::vector<long long> o; // per level, outermost first
+    ExprP index, e;
+  };
+  std::map<std::string, std::vector<Term>> groups;
+  std::map<std::string, Var *> groupArray;
+  std::vector<const ReversedBody::Acc *> accDone;
+  for (const ReversedBody::Acc &a : rb.accs) {
+    Dec d = dec(a.index);
+    if (!d.ok)
+      continue;
+    Term t{std::vector<long long>(D), a.index, a.e};
+    for (size_t m = 0; m < D; ++m)
+      t.o[m] = d.dims[dimOfLevel(d, m)].off.c;
+    std::string k = keyOf(a.array, d);
+    groups[k].push_back(t);
+    groupArray[k] = a.array;
+  }
+  // The target: the group with the most terms, some term off its row.
+  std::string key;
+  for (auto &[k, ts] : groups) {
+    bool offRow = false;
+    for (const Term &t : ts)
+      for (size_t m = 0; m + 1 < D; ++m)
+        offRow |= t.o[m] != 0;
+    if (offRow && (key.empty() || ts.size() > groups[key].size()))
+      key = k;
+  }
+  if (key.empty())
+    return false;
+  Var *target = groupArray[key];
+  std::vector<Term> terms = groups[key];
+  // Terms of the target with an equal offset vector are one term.
+  std::vector<ReversedBody::Acc> others;
+  std::set<Var *> written{target};
+  for (const ReversedBody::Acc &a : rb.accs) {
+    Dec d = dec(a.index);
+    if (d.ok && a.array == target && keyOf(a.array, d) == key)
+      continue;
+    others.push_back(a);
+    written.insert(a.array);
+  }
+  // The zeroed adjoints: not accumulated into, each index one to one over
+  // the box (checked at run time), and E reads adjoints only there.
+  ExprP check;
+  std::set<std::string> zeroed;
+  std::set<Var *> zeroArrays;
+  for (const ExprP &z : rb.zeros) {
+    if (written.count(z->ops[0]->var) ||
+        !zeroArrays.insert(z->ops[0]->var).second)
+      return false;
+    Dec d = dec(z->ops[1]);
+    if (!d.ok)
+      return false;
+    std::vector<SwapDim> box;
+    for (size_t m = D; m-- > 0;) {
+      const Var *st = strides[dimOfLevel(d, m)];
+      box.push_back({st ? mkVar(const_cast<Var *>(st)) : nullptr, nest[m].lo,
+                     nest[m].hi,
+                     mkBinary("-", nest[m].hi, nest[m].lo)});
+    }
+    if (ExprP c = rowsDisjoint(box))
+      check = check ? mkBinary("&&", check, c) : c;
+    zeroed.insert(printExpr(z));
+  }
+  auto atZero = [&](const ExprP &e) { return zeroed.count(printExpr(e)) > 0; };
+  std::vector<const ExprP *> exprs;
+  for (const Term &t : terms)
+    exprs.push_back(&t.e);
+  for (const ReversedBody::Acc &a : others) {
+    exprs.push_back(&a.e);
+    exprs.push_back(&a.index);
+  }
+  if (!readsAllowed(cx, rb, written, atZero, exprs))
+    return false;
+
+  std::vector<long long> omin(D), omax(D);
+  for (size_t m = 0; m < D; ++m) {
+    omin[m] = omax[m] = terms[0].o[m];
+    for (const Term &t : terms) {
+      omin[m] = std::min(omin[m], t.o[m]);
+      omax[m] = std::max(omax[m], t.o[m]);
+    }
+  }
+  // E_o and the target's element at t: the counters shifted by -o (the
+  // primal iteration t - o), and the index of the term at o = 0.
+  auto shifted = [&](ExprP e, const std::vector<long long> &o) {
+    for (size_t m = 0; m < D; ++m)
+      if (o[m])
+        e = replaceVar(e, nest[m].v, plusConst(mkVar(nest[m].v), -o[m]));
+    return e;
+  };
+  ExprP tIndex;
+  for (const Term &t : terms)
+    if (std::all_of(t.o.begin(), t.o.end(), [](long long x) { return !x; }))
+      tIndex = t.index;
+  if (!tIndex)
+    tIndex = shifted(terms[0].index, terms[0].o);
+  ExprP tj = mkIndex(mkVar(target), tIndex);
+  auto inBox = [&](const Term &t, size_t from, size_t to) {
+    ExprP c;
+    for (size_t m = from; m < to; ++m) {
+      ExprP p = plusConst(mkVar(nest[m].v), -t.o[m]);
+      ExprP r = mkBinary("&&", mkBinary(">=", p, nest[m].lo),
+                         mkBinary("<=", p, nest[m].hi));
+      c = c ? mkBinary("&&", c, r) : r;
+    }
+    return c;
+  };
+  auto guardedRow = [&](const ExprP &from, const ExprP &to, size_t from_m) {
+    Block b;
+    for (const Term &t : terms)
+      b.push_back(mkIf(inBox(t, from_m, D), {mkAssign(tj, "+=", shifted(t.e, t.o))}));
+    return upLoop(nest[D - 1].v, from, to, b);
+  };
+  auto minE = [](const ExprP &a, const ExprP &b) {
+    return mkCond(mkBinary("<", a, b), a, b);
+  };
+  auto maxE = [](const ExprP &a, const ExprP &b) {
+    return mkCond(mkBinary(">", a, b), a, b);
+  };
+  const NestLevel &in = nest[D - 1];
+  // Interior rows: gatherForm's three loops.
+  Block interior;
+  if (omax[D - 1] > omin[D - 1])
+    interior.push_back(guardedRow(plusConst(in.lo, omin[D - 1]),
+                                  minE(plusConst(in.lo, omax[D - 1] - 1),
+                                       plusConst(in.hi, omax[D - 1])),
+                                  D - 1));
+  ExprP sum;
+  for (const Term &t : terms) {
+    ExprP e = shifted(t.e, t.o);
+    sum = sum ? mkBinary("+", sum, e) : e;
+  }
+  interior.push_back(upLoop(in.v, plusConst(in.lo, omax[D - 1]),
+                            plusConst(in.hi, omin[D - 1]),
+                            {mkAssign(tj, "+=", sum)}));
+  if (omax[D - 1] > omin[D - 1])
+    interior.push_back(guardedRow(maxE(plusConst(in.lo, omax[D - 1]),
+                                       plusConst(in.hi, omin[D - 1] + 1)),
+                                  plusConst(in.hi, omax[D - 1]), D - 1));
+  ExprP rowInside;
+  for (size_t m = 0; m + 1 < D; ++m) {
+    ExprP r = mkBinary("&&", mkBinary(">=", mkVar(nest[m].v), plusConst(nest[m].lo, omax[m])),
+                       mkBinary("<=", mkVar(nest[m].v), plusConst(nest[m].hi, omin[m])));
+    rowInside = rowInside ? mkBinary("&&", rowInside, r) : r;
+  }
+  StmtP row = mkIf(rowInside, interior,
+                   {guardedRow(plusConst(in.lo, omin[D - 1]),
+                               plusConst(in.hi, omax[D - 1]), 0)});
+  Block gather{row};
+  for (size_t m = D - 1; m-- > 0;) {
+    if (m == 0 && !rb.zeros.empty()) {
+      // Source slice v0 is read by the target slices up to v0 + omax[0]:
+      // after target slice t, slice t - omax[0] is read no more, and is
+      // zeroed while it is still in the cache.
+      ExprP at = plusConst(mkVar(nest[0].v), -omax[0]);
+      Block zb;
+      for (const ExprP &z : rb.zeros)
+        zb.push_back(mkAssign(replaceVar(z, nest[0].v, at), "=", mkInt(0)));
+      std::vector<NestLevel> inner(nest.begin() + 1, nest.end());
+      gather.push_back(mkComment("the read adjoints of slice " + printExpr(at) +
+                                 " are read no more: zero them"));
+      gather.push_back(mkIf(mkBinary("&&", mkBinary(">=", at, nest[0].lo),
+                                     mkBinary("<=", at, nest[0].hi)),
+                            {nestOver(inner, zb)}));
+    }
+    gather = {upLoop(nest[m].v, plusConst(nest[m].lo, omin[m]),
+                     plusConst(nest[m].hi, omax[m]), gather)};
+  }
+
+  std::string names;
+  for (const NestLevel &l : nest)
+    names += (names.empty() ? "" : ", ") + l.v->name;
+  Block fast;
+  fast.push_back(mkComment("reverse of the stencil nest over " + names +
+                           ", as a gather over the whole nest (" +
+                           target->name + " at every offset)"));
+  if (!others.empty()) {
+    Block b;
+    for (const ReversedBody::Acc &a : others)
+      b.push_back(mkAssign(mkIndex(mkVar(a.array), a.index), "+=", a.e));
+    fast.push_back(mkComment("the other accumulations first"));
+    fast.push_back(nestOver(nest, b));
+  }
+  append(fast, gather);
+  if (!check) {
+    append(out, fast);
+    return true;
+  }
+  out.push_back(mkComment("the gather needs each iteration's adjoints apart "
+                          "from the others' (rows disjoint); else the "
+                          "reversed nest"));
+  out.push_back(mkIf(check, fast, {fallback}));
   return true;
 }
 

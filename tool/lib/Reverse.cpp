@@ -1219,6 +1219,18 @@ public:
   /// Statements to run after the reversed loop (by loop): the zeroing of
   /// adjoints that an overwriting gather left stale.
   std::map<const Stmt *, Block> zeroAfter;
+  /// The counted loops whose reverse may be part of a nest gather
+  /// (nestGatherForm, Gather.cpp): the levels from the loop down to the
+  /// innermost, the innermost loop and its reversed body, the loop's
+  /// reverse and the plain reversed nest (the gather's fallback).
+  struct NestRecord {
+    std::vector<NestLevel> levels;
+    Block innerBody;
+    const Stmt *innerPrimal = nullptr;
+    Block rev;
+    StmtP plain;
+  };
+  std::map<const Stmt *, NestRecord> nests;
 
   /// The swapped copy-back whose step may overwrite in the adjoint of loop
   /// g (BufferSwap.cpp), or null.
@@ -1399,10 +1411,42 @@ public:
     r->loopHi = lo;
     r->loopCmp = cmp;
     r->loopStep = s->loopStep > 0 ? -1 : 1;
+    // A loop of a perfect nest that may be gathered as a whole: counted
+    // up, its own counter, fixed bounds, nothing recorded around it.
+    bool nestable = !kernel && s->loopStep > 0 && i->declaredInForInit &&
+                    rev.empty() && rangeBefore.empty() && rangeAfter.empty() &&
+                    !initTaped && !zeroAfter.count(s.get());
+    const NestRecord *child = nullptr;
+    if (nestable && s->body.size() == 1 && s->body[0]->kind == Stmt::For) {
+      auto c = nests.find(s->body[0].get());
+      if (c != nests.end() && c->second.rev.size() == body.second.size() &&
+          std::equal(body.second.begin(), body.second.end(),
+                     c->second.rev.begin()))
+        child = &c->second;
+    }
+    NestRecord rec;
+    rec.levels = {{i, lo, first}};
+    rec.plain = r;
+    if (child) {
+      auto plain = std::make_shared<Stmt>(*r);
+      plain->body = {child->plain};
+      rec.plain = plain;
+      rec.levels.insert(rec.levels.end(), child->levels.begin(),
+                        child->levels.end());
+      rec.innerBody = child->innerBody;
+      rec.innerPrimal = child->innerPrimal;
+    } else {
+      rec.innerBody = body.second;
+      rec.innerPrimal = s.get();
+    }
     Block gather;
     if (!kernel && s->loopStep > 0 && i->declaredInForInit &&
         gatherForm(gatherContext(), i, lo, first, body.second, *s, gather,
                    overwriteOf(s.get())))
+      append(rev, gather);
+    else if (child && nestGatherForm(gatherContext(), rec.levels,
+                                     rec.innerBody, *rec.innerPrimal,
+                                     rec.plain, gather))
       append(rev, gather);
     else
       rev.push_back(r);
@@ -1413,6 +1457,10 @@ public:
       append(rev, stale->second);
     if (initTaped)
       rev.push_back(pop(mkVar(i)));
+    if (nestable) {
+      rec.rev = rev;
+      nests[s.get()] = rec;
+    }
     return {fwd, rev};
   }
 

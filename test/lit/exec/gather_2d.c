@@ -1,6 +1,8 @@
-// The gather form of a stencil's reverse (Reverse.cpp gatherForm) for the
-// inner loop of a 2-D nest and with other accumulations in the body: the
-// reverse of `w[c] = u[c] + k[c] * (u[c - 1] - 2 u[c] + u[c + 1] +
+// The gather form of a stencil's reverse (Gather.cpp gatherForm) for the
+// inner loop of a 2-D nest and with other accumulations in the body (tri:
+// a triangular nest, which the gather over the whole nest of
+// exec/gather_nest.c does not take; plane: a rectangular one, which it
+// does): the reverse of `w[c] = u[c] + k[c] * (u[c - 1] - 2 u[c] + u[c + 1] +
 // u[c - ys] + u[c + ys])` gathers into u_b[i * ys + j] from the same row
 // (offsets -1, 0, +1), after a loop of its own over the primal iterations
 // that runs the accumulations into k_b and into the rows above and below
@@ -21,10 +23,12 @@
 // GEN: for (int mpiad_p = 1; mpiad_p <= n - 2; mpiad_p++) {
 // GEN-NEXT: k_b[mpiad_p] +=
 // GEN-LABEL: double plane_b(
+// GEN: reverse of the stencil nest over i, j, as a gather over the whole nest
+// GEN-LABEL: double tri_b(
 // GEN: reverse of the stencil loop over j, as a gather
-// GEN-NEXT: for (int mpiad_p = 1; mpiad_p <= ny - 2; mpiad_p++) {
+// GEN-NEXT: for (int mpiad_p = 1; mpiad_p <= i - 1; mpiad_p++) {
 // GEN: u_b[i * ys + mpiad_p - ys] +=
-// GEN: for (int mpiad_j{{[0-9]+}} = 2; mpiad_j{{[0-9]+}} <= ny - 3; mpiad_j{{[0-9]+}}++) {
+// GEN: for (int mpiad_j{{[0-9]+}} = 2; mpiad_j{{[0-9]+}} <= i - 2; mpiad_j{{[0-9]+}}++) {
 // GEN-NEXT: u_b[i * ys + mpiad_j{{[0-9]+}}] += w_b[i * ys + mpiad_j{{[0-9]+}}] +
 // GEN-NOT: u_b[i * ys + mpiad_j{{[0-9]+}} - ys]
 #include <math.h>
@@ -77,6 +81,30 @@ double plane(const double *x, const double *k, int nx, int ny) {
   return s;
 }
 
+/* the same on the points j < i of each row (nx <= ny) */
+#pragma mpiad differentiate wrt(x, k) varying(x, k)
+#pragma mpiad differentiate forward wrt(x, k) varying(x, k)
+double tri(const double *x, const double *k, int nx, int ny) {
+  int ys = ny + 1, m = nx * ys;
+  double *u = malloc(m * sizeof(double)), *w = malloc(m * sizeof(double));
+  for (int c = 0; c < m; c++)
+    u[c] = x[c] * x[c] + 0.01 * c;
+  for (int c = 0; c < m; c++)
+    w[c] = u[c];
+  for (int i = 1; i < nx - 1; i++)
+    for (int j = 1; j < i; j++) {
+      int c = i * ys + j;
+      w[c] = u[c] + k[c] * (u[c - 1] - 4.0 * u[c] + u[c + 1] + u[c - ys] +
+                            u[c + ys]);
+    }
+  double s = 0.0;
+  for (int c = 0; c < m; c++)
+    s += w[c] * w[c] * (c % 7 + 1);
+  free(u);
+  free(w);
+  return s;
+}
+
 #define N 7
 #define NX 5
 #define NY 6
@@ -89,27 +117,32 @@ typedef struct {
 
 static double J(void *p) {
   ctx_t *c = p;
-  double v = c->which == 0 ? line(c->x, c->k, N) : plane(c->x, c->k, NX, NY);
+  double v = c->which == 0   ? line(c->x, c->k, N)
+             : c->which == 1 ? plane(c->x, c->k, NX, NY)
+                             : tri(c->x, c->k, NX, NY);
   return hx_sum(v);
 }
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_init(MPI_COMM_WORLD);
-  for (int which = 0; which < 2; which++) {
+  for (int which = 0; which < 3; which++) {
     int n = which == 0 ? N : M;
     double x[M], k[M], dx[M], dk[M], x_b[M] = {0}, k_b[M] = {0}, t = 0.0;
     hx_rand(x, n, 10 + which, hx_rank_g, -1.0, 1.0);
     hx_rand(k, n, 20 + which, hx_rank_g, 0.1, 0.4);
     hx_rand(dx, n, 30 + which, hx_rank_g, -1.0, 1.0);
     hx_rand(dk, n, 40 + which, hx_rank_g, -1.0, 1.0);
-    const char *name = which == 0 ? "line_b" : "plane_b";
+    const char *name = which == 0 ? "line_b" : which == 1 ? "plane_b" : "tri_b";
     if (which == 0) {
       line_b(x, x_b, k, k_b, N, 1.0);
       line_d(x, dx, k, dk, N, &t);
-    } else {
+    } else if (which == 1) {
       plane_b(x, x_b, k, k_b, NX, NY, 1.0);
       plane_d(x, dx, k, dk, NX, NY, &t);
+    } else {
+      tri_b(x, x_b, k, k_b, NX, NY, 1.0);
+      tri_d(x, dx, k, dk, NX, NY, &t);
     }
     hx_tape(name);
     ctx_t c = {x, k, which};

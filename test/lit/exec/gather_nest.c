@@ -1,0 +1,242 @@
+// The gather over a whole nest (Gather.cpp nestGatherForm): the reverse of
+// a 2-D or 3-D stencil gathers every term, the rows above and below and
+// the planes in front and behind included, into one adjoint; the rows where
+// some term falls outside the loop's box are guarded, the read adjoints are
+// zeroed after the nest, and a run-time check that the iterations' rows
+// are disjoint chooses the reversed nest otherwise.  Kernels:
+//  - cube: 7-point step in 3-D with a varying coefficient (its adjoint
+//    accumulates apart, first), on grids from 1 to 4 planes thick (every
+//    row a border row when a dimension has fewer than 3 points);
+//  - skew: an asymmetric 2-D stencil with offsets -2..+1 and a different
+//    weight per offset, and a nonlinear term that reads the neighbours;
+//  - overlap: a row stride smaller than the row (rows overlap: the check
+//    fails and the reversed nest runs);
+//  - the read adjoints of a slice of the outer loop are zeroed after the
+//    last target slice that reads them (skew's outer offsets run from -2
+//    to +1: its row i - 1 is zeroed after target row i);
+//  - cols: the inner loop runs across rows (stride ys), the outer along
+//    them: no gather over the nest.
+// The seeds of the points outside the box are not zero (the objective
+// reads every point).  Checked at 1-4 ranks against central differences,
+// forward against reverse by the dot-product test.
+// RUN: %mpiad-cc %s -I%S/../Inputs -lm -o %t
+// RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
+// RUN: %mpirun 2 %t | FileCheck %s --implicit-check-not=FAIL
+// RUN: %mpirun 3 %t | FileCheck %s --implicit-check-not=FAIL
+// RUN: %mpirun 4 %t | FileCheck %s --implicit-check-not=FAIL
+// CHECK: ALL PASSED
+// RUN: %mpiad-emit %s -I%S/../Inputs -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
+// GEN-LABEL: double cube_b(
+// GEN: if (1 <= nx && 1 <= ny && 1 <= nz && sx >= nx && sp >= (ny - 1) * sx + nx) {
+// GEN-NEXT: reverse of the stencil nest over k, j, i, as a gather over the whole nest (u_b at every offset)
+// GEN-NEXT: the other accumulations first
+// GEN: a_b[k * sp + j * sx + i] +=
+// GEN: for (int k = 0; k <= nz + 1; k++) {
+// GEN-NEXT: for (int j = 0; j <= ny + 1; j++) {
+// GEN-NEXT: if (k >= 2 && k <= nz - 1 && (j >= 2 && j <= ny - 1)) {
+// GEN: for (int i = 2; i <= nx - 1; i++) {
+// GEN-NEXT: u_b[k * sp + j * sx + i] += {{.*}}w_b[(k + 1) * sp + j * sx + i]
+// GEN: } else {
+// GEN-NEXT: for (int i = 0; i <= nx + 1; i++) {
+// GEN-NEXT: if (k >= 1 && k <= nz && (j >= 1 && j <= ny) && (i >= 1 && i <= nx)) {
+// GEN: the read adjoints of slice k - 1 are read no more: zero them
+// GEN-NEXT: if (k - 1 >= 1 && k - 1 <= nz) {
+// GEN: w_b[(k - 1) * sp + j * sx + i] = 0;
+// GEN: } else {
+// GEN-NEXT: for (int k = nz; k >= 1; k--) {
+// GEN-LABEL: double skew_b(
+// GEN: as a gather over the whole nest
+// GEN-NEXT: for (int i = 0; i <= nx + 1; i++) {
+// GEN-NEXT: if (i >= 3 && i <= nx - 2) {
+// GEN-NEXT: for (int j = 0; j <= (2 < ny + 1 ? 2 : ny + 1); j++) {
+// GEN-LABEL: double overlap_b(
+// GEN: if (1 <= nr && 1 <= nx && ys >= nr) {
+// GEN-LABEL: double cols_b(
+// GEN-NOT: as a gather over the whole nest
+// GEN: return
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* nz planes of ny rows of nx points inside a frame one point wide */
+#pragma mpiad differentiate wrt(x, a) varying(x, a)
+#pragma mpiad differentiate forward wrt(x, a) varying(x, a)
+double cube(const double *x, const double *a, int nx, int ny, int nz) {
+  int sx = nx + 2, sp = (ny + 2) * sx, m = (nz + 2) * sp;
+  double *u = malloc(m * sizeof(double)), *w = malloc(m * sizeof(double));
+  for (int c = 0; c < m; c++)
+    u[c] = x[c] * x[c] + 0.01 * c;
+  for (int c = 0; c < m; c++)
+    w[c] = 0.5 * u[c];
+  for (int k = 1; k <= nz; k++)
+    for (int j = 1; j <= ny; j++)
+      for (int i = 1; i <= nx; i++) {
+        int c = k * sp + j * sx + i;
+        w[c] = u[c] + a[c] * (u[c - 1] + u[c + 1] + u[c - sx] + u[c + sx] +
+                              u[c - sp] + u[c + sp] - 6.0 * u[c]);
+      }
+  double s = 0.0;
+  for (int c = 0; c < m; c++)
+    s += w[c] * w[c] * (c % 5 + 1);
+  free(u);
+  free(w);
+  return s;
+}
+
+/* ny + 3 columns of nx + 3 rows: offsets -2..+1 need two rows before */
+#pragma mpiad differentiate wrt(x) varying(x)
+#pragma mpiad differentiate forward wrt(x) varying(x)
+double skew(const double *x, int nx, int ny) {
+  int ys = ny + 3, m = (nx + 3) * ys;
+  double *u = malloc(m * sizeof(double)), *w = malloc(m * sizeof(double));
+  for (int c = 0; c < m; c++)
+    u[c] = sin(x[c]) + 0.02 * c;
+  for (int c = 0; c < m; c++)
+    w[c] = u[c];
+  for (int i = 2; i <= nx; i++)
+    for (int j = 2; j <= ny; j++)
+      w[i * ys + j] = 0.3 * u[i * ys + j - 2] - 0.7 * u[i * ys + j + 1] +
+                      1.1 * u[(i - 2) * ys + j] + 0.9 * u[(i + 1) * ys + j] -
+                      0.4 * u[(i - 1) * ys + j - 1] +
+                      0.2 * u[i * ys + j] * u[(i + 1) * ys + j + 1];
+  double s = 0.0;
+  for (int c = 0; c < m; c++)
+    s += w[c] * w[c] * (c % 3 + 1);
+  free(u);
+  free(w);
+  return s;
+}
+
+/* rows of nr points, ys = nr - 2 apart: consecutive rows share points */
+#pragma mpiad differentiate wrt(x) varying(x)
+#pragma mpiad differentiate forward wrt(x) varying(x)
+double overlap(const double *x, int nx, int nr) {
+  int ys = nr - 2, m = (nx + 2) * ys + nr + 2;
+  double *u = malloc(m * sizeof(double)), *w = malloc(m * sizeof(double));
+  for (int c = 0; c < m; c++)
+    u[c] = x[c] * x[c];
+  for (int c = 0; c < m; c++)
+    w[c] = 0.0;
+  for (int i = 1; i <= nx; i++)
+    for (int j = 1; j <= nr; j++) {
+      int c = i * ys + j;
+      w[c] = 2.0 * u[c] - u[c - 1] + 0.5 * u[c + ys];
+    }
+  double s = 0.0;
+  for (int c = 0; c < m; c++)
+    s += w[c] * w[c] * (c % 4 + 1);
+  free(u);
+  free(w);
+  return s;
+}
+
+/* the inner loop walks down a column */
+#pragma mpiad differentiate wrt(x) varying(x)
+double cols(const double *x, int nx, int ny) {
+  int ys = ny + 2, m = (nx + 2) * ys;
+  double *u = malloc(m * sizeof(double)), *w = malloc(m * sizeof(double));
+  for (int c = 0; c < m; c++)
+    u[c] = x[c] * x[c];
+  for (int c = 0; c < m; c++)
+    w[c] = u[c];
+  for (int j = 1; j <= ny; j++)
+    for (int i = 1; i <= nx; i++) {
+      int c = i * ys + j;
+      w[c] = u[c] + 0.25 * (u[c - 1] + u[c + 1] + u[c - ys] + u[c + ys]);
+    }
+  double s = 0.0;
+  for (int c = 0; c < m; c++)
+    s += w[c] * w[c] * (c % 6 + 1);
+  free(u);
+  free(w);
+  return s;
+}
+
+#define MAXM 600
+
+typedef struct {
+  double *x, *a;
+  int which, nx, ny, nz;
+} ctx_t;
+
+static double call(const ctx_t *c) {
+  switch (c->which) {
+  case 0:
+    return cube(c->x, c->a, c->nx, c->ny, c->nz);
+  case 1:
+    return skew(c->x, c->nx, c->ny);
+  case 2:
+    return overlap(c->x, c->nx, c->ny);
+  default:
+    return cols(c->x, c->nx, c->ny);
+  }
+}
+
+static double J(void *p) { return hx_sum(call(p)); }
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  hx_init(MPI_COMM_WORLD);
+  /* which, nx, ny, nz */
+  const int cases[][4] = {{0, 4, 3, 1}, {0, 3, 4, 2}, {0, 5, 4, 3}, {0, 4, 4, 4},
+                          {0, 1, 1, 1}, {1, 5, 6, 0}, {1, 2, 2, 0}, {1, 7, 3, 0},
+                          {2, 4, 5, 0}, {3, 4, 5, 0}};
+  int ncases = sizeof cases / sizeof cases[0];
+  for (int q = 0; q < ncases; q++) {
+    int which = cases[q][0], nx = cases[q][1], ny = cases[q][2], nz = cases[q][3];
+    int n = which == 0   ? (nz + 2) * (ny + 2) * (nx + 2)
+            : which == 1 ? (nx + 3) * (ny + 3)
+            : which == 2 ? (nx + 2) * (ny - 2) + ny + 2
+                         : (nx + 2) * (ny + 2);
+    static double x[MAXM], a[MAXM], dx[MAXM], da[MAXM], x_b[MAXM], a_b[MAXM];
+    double t = 0.0;
+    memset(x_b, 0, sizeof x_b);
+    memset(a_b, 0, sizeof a_b);
+    memset(da, 0, sizeof da);
+    hx_rand(x, n, 10 + q, hx_rank_g, -1.0, 1.0);
+    hx_rand(a, n, 20 + q, hx_rank_g, 0.05, 0.15);
+    hx_rand(dx, n, 30 + q, hx_rank_g, -1.0, 1.0);
+    if (which == 0)
+      hx_rand(da, n, 40 + q, hx_rank_g, -1.0, 1.0);
+    static const char *names[] = {"cube_b", "skew_b", "overlap_b", "cols_b"};
+    char name[64];
+    snprintf(name, sizeof name, "%s %dx%dx%d", names[which], nx, ny, nz);
+    switch (which) {
+    case 0:
+      cube_b(x, x_b, a, a_b, nx, ny, nz, 1.0);
+      cube_d(x, dx, a, da, nx, ny, nz, &t);
+      break;
+    case 1:
+      skew_b(x, x_b, nx, ny, 1.0);
+      skew_d(x, dx, nx, ny, &t);
+      break;
+    case 2:
+      overlap_b(x, x_b, nx, ny, 1.0);
+      overlap_d(x, dx, nx, ny, &t);
+      break;
+    default:
+      cols_b(x, x_b, nx, ny, 1.0);
+      break;
+    }
+    hx_tape(name);
+    ctx_t c = {x, a, which, nx, ny, nz};
+    mpiad_input in[] = {{x, dx, (size_t)n, 0}, {a, da, (size_t)n, 0}};
+    hx_grad(name, J, &c, in, which == 0 ? 2 : 1, (double *const[]){x_b, a_b},
+            1e-6, 1e-6, 1e-9);
+    if (which != 3) {
+      double l = 0.0;
+      for (int i = 0; i < n; i++)
+        l += dx[i] * x_b[i] + da[i] * a_b[i];
+      char label[96];
+      snprintf(label, sizeof label, "%s: dot-product test", name);
+      hx_check(label, hx_sum(t), hx_sum(l), 1e-12, 1e-300);
+    }
+  }
+  int rc = hx_finish();
+  MPI_Finalize();
+  return rc;
+}
