@@ -416,14 +416,30 @@ bool nestGatherForm(const GatherContext &cx, const std::vector<NestLevel> &nest,
         return false;
   // Each index as strides times (counter + offset), one counter of the
   // nest per dimension, the innermost counter at stride 1.
+  // The strides are learnt from every index first, until none is new, so
+  // that `(i - 1) * ys` decomposes even when it comes before `i * ys`
+  // (decompose learns a stride only from a plain `counter * stride`); each
+  // index is then decomposed against the same strides.
   std::vector<const Var *> strides{nullptr};
+  for (size_t known = 0; known != strides.size();) {
+    known = strides.size();
+    std::vector<ExprP> idxs;
+    for (const ReversedBody::Acc &a : rb.accs)
+      idxs.push_back(a.index);
+    for (const ExprP &z : rb.zeros)
+      idxs.push_back(z->ops[1]);
+    for (const ExprP &idx : idxs) {
+      std::vector<DimVal> dims;
+      decompose(idx, 1, strides, true, loops, dims);
+    }
+  }
   struct Dec {
     bool ok = false;
     std::vector<DimVal> dims;
   };
   auto dec = [&](const ExprP &idx) {
     Dec d;
-    if (!decompose(idx, 1, strides, true, loops, d.dims) ||
+    if (!decompose(idx, 1, strides, false, loops, d.dims) ||
         d.dims.size() != D || d.dims[0].loop != nest[D - 1].v)
       return d;
     std::set<const Var *> seen;
@@ -455,7 +471,6 @@ bool nestGatherForm(const GatherContext &cx, const std::vector<NestLevel> &nest,
   };
   std::map<std::string, std::vector<Term>> groups;
   std::map<std::string, Var *> groupArray;
-  std::vector<const ReversedBody::Acc *> accDone;
   for (const ReversedBody::Acc &a : rb.accs) {
     Dec d = dec(a.index);
     if (!d.ok)
@@ -481,7 +496,7 @@ bool nestGatherForm(const GatherContext &cx, const std::vector<NestLevel> &nest,
     return false;
   Var *target = groupArray[key];
   std::vector<Term> terms = groups[key];
-  // Terms of the target with an equal offset vector are one term.
+  // Every other accumulation runs before the gather, in a nest of its own.
   std::vector<ReversedBody::Acc> others;
   std::set<Var *> written{target};
   for (const ReversedBody::Acc &a : rb.accs) {
