@@ -35,8 +35,8 @@
 //     one); the replica loop then walks contiguous memory and vectorises,
 //     and shared data (X) is read once for all replicas.  A loop or branch
 //     whose condition depends on per-replica values runs whole inside a
-//     replica loop (each replica takes its own path); it may not
-//     communicate, except an `if`, which is masked first (maskBranches).
+//     replica loop (each replica takes its own path) when it does not
+//     communicate; one that does is masked first (maskBranches, maskLoop).
 //   - A per-replica scalar declared inside one replica loop and used only
 //     there stays a scalar; other per-replica scalars become arrays of R
 //     (Var::replicaCount).  A store into every element in a loop over the
@@ -49,8 +49,8 @@
 // moves element k*R + r to element k*R + r.
 //
 // What cannot be batched exactly is a located error that says what to
-// write: communication in a loop with per-replica control (or, in a masked
-// branch, a non-blocking call or one that writes more than its count), a
+// write: in a masked branch or loop, a non-blocking call or one that writes
+// more than its count, or a loop condition with side effects; a
 // pointer chosen by per-replica data, a per-replica array passed to an
 // external function, a row of a multi-dimensional per-replica array used as
 // a pointer (such arrays are flattened row by row, fixedArray).  The v
@@ -460,8 +460,8 @@ private:
   // mask is set there (guardMaskedCalls): where each replica's primal
   // agrees across ranks, so do the batched calls.  A
   // branch inside a masked one is masked with m && C2; a loop whose
-  // condition depends on per-replica values may still not communicate
-  // (replicas would make different numbers of calls).  Calls supported: the
+  // condition depends on per-replica values is masked too (maskLoop, below).
+  // Calls supported: the
   // blocking ones whose written buffers hold exactly COUNT elements (`exact`
   // in the rules) or are one scalar.
 
@@ -630,6 +630,10 @@ private:
         maskBranch(x, m, out);
         continue;
       }
+      if (isLoop(*x) && controlRep(*x)) {
+        maskLoop(x, m, out);
+        continue;
+      }
       if (controlRep(*x)) {
         declaredWithin(*x);
         checkWhole(*x, 1); // a loop with per-replica control: the error
@@ -669,6 +673,80 @@ private:
       append(out, masked(s->elseBody, m2));
   }
 
+  static bool isLoop(const Stmt &s) {
+    return s.kind == Stmt::While || s.kind == Stmt::For ||
+           s.kind == Stmt::DoWhile;
+  }
+  /// `while (C) B`, `for (I; C; S) B` or `do B while (C)` with C (or S)
+  /// per-replica and communication inside, under the mask `outer` (null
+  /// at the top): the loop runs while some replica's mask is set, each
+  /// iteration masked,
+  ///
+  ///   I;  m = outer && C;                  // do-while: m = outer
+  ///   while (mpiad_replica_any(m, R)) {    // set after batching
+  ///     masked(B; S, m)
+  ///     m = m && C;
+  ///   }
+  ///
+  /// A replica whose C fails keeps m = 0 from then on: it runs no more
+  /// statements and gets back what the calls write, as in a masked branch.
+  /// Where each replica's primal makes the same calls on every rank, every
+  /// rank runs the loop as often as its longest replica, and so makes the
+  /// same number of calls.
+  void maskLoop(const StmtP &s, Var *outer, Block &out) {
+    clang::SourceLocation at = s->loc;
+    // break and continue are flags by now (Normalize.cpp): a replica that
+    // breaks clears its flag, which the condition tests.  The condition
+    // is evaluated once per replica and iteration.
+    if (!sideEffectFree(s->cond)) {
+      fail(at, "the condition of this loop depends on per-replica values, "
+               "the loop communicates, and its condition has side effects; "
+               "move them into the loop's body");
+      return;
+    }
+    if (s->kind == Stmt::For && s->init) {
+      // The initialisation runs before the loop, under the outer mask; a
+      // counter declared in the header is declared before the loop.
+      StmtP init = s->init;
+      if (init->kind == Stmt::Decl) {
+        init->var->declaredInForInit = false;
+        if (outer && init->rhs) {
+          out.push_back(located(mkDecl(init->var), at));
+          init = located(mkAssign(mkVar(init->var), "=", init->rhs), at);
+        } else {
+          out.push_back(init);
+          init = nullptr;
+        }
+      }
+      if (init)
+        out.push_back(outer ? located(mkIf(mkVar(outer), {init}), at) : init);
+    }
+    auto test = [&](Var *gate) {
+      ExprP on = mkCond(s->cond ? s->cond : mkInt(1), mkInt(1), mkInt(0));
+      return gate ? mkCond(mkVar(gate), on, mkInt(0)) : on;
+    };
+    Var *m = maskVar(at);
+    out.push_back(located(mkDecl(m), at));
+    ExprP first = test(outer);
+    if (s->kind == Stmt::DoWhile) // the body runs once first
+      first = outer ? mkCond(mkVar(outer), mkInt(1), mkInt(0)) : mkInt(1);
+    out.push_back(located(mkAssign(mkVar(m), "=", first), at));
+    Block body = s->body;
+    if (s->kind == Stmt::For && s->step)
+      body.push_back(s->step);
+    auto loop = std::make_shared<Stmt>();
+    loop->kind = Stmt::While;
+    loop->loc = at;
+    loop->cond = mkInt(1); // mpiad_replica_any(m, R), after batching
+    loop->body = masked(body, m);
+    loop->body.push_back(located(mkAssign(mkVar(m), "=", test(m)), at));
+    maskedLoops[loop.get()] = m;
+    out.push_back(loop);
+  }
+  /// The masked loops and their masks (their conditions are set after
+  /// batching, like the masked calls' guards).
+  std::map<const Stmt *, Var *> maskedLoops;
+
   /// Masks every branch with a per-replica condition that communicates.
   /// True when something changed.
   bool maskBranches(Block &b) {
@@ -679,6 +757,11 @@ private:
         return false;
       if (x->kind == Stmt::If && readsRep(x->cond) && containsComm(*x)) {
         maskBranch(x, nullptr, out);
+        any = true;
+        continue;
+      }
+      if (isLoop(*x) && controlRep(*x) && containsComm(*x)) {
+        maskLoop(x, nullptr, out);
         any = true;
         continue;
       }
@@ -1679,8 +1762,10 @@ bool Batcher::run() {
     if (!local)
       expanded.insert(v);
   }
-  // A masked call reads its mask outside any replica loop.
+  // A masked call or loop reads its mask outside any replica loop.
   for (auto &kv : maskedCalls)
+    expanded.insert(kv.second);
+  for (auto &kv : maskedLoops)
     expanded.insert(kv.second);
   Block decls, frees;
   for (Var *v : expanded) {
@@ -1706,6 +1791,12 @@ bool Batcher::run() {
   for (Stmt *s : comms)
     batchComm(*s);
   guardMaskedCalls(F.body);
+  walk(F.body, [&](Stmt &st, const WalkCtx &) {
+    auto it = maskedLoops.find(&st);
+    if (it != maskedLoops.end())
+      st.cond = mkCall("mpiad_replica_any", {mkVar(it->second), mkVar(Rv)},
+                       Scalar::Int);
+  });
   for (size_t k = 0; k < regions.size(); ++k)
     for (StmtP &x : regions[k]->body) {
       rwInLoop = regionInLoop[k];

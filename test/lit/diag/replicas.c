@@ -13,13 +13,16 @@ double a(const double *w) { return w[0]; }
 #pragma mpiad differentiate wrt(w) varying(w) replicas(w)
 double b(const double *w, const int *idx) { return w[idx[0]]; }
 
-// A loop whose condition depends on each replica's values cannot share messages.
+// A loop whose condition depends on each replica's values is masked per
+// replica (exec/replicas_loops.c): its condition is evaluated once per
+// replica and iteration, so it may not have side effects.
+int next_id(void);
 #pragma mpiad differentiate wrt(w) varying(w) replicas(w[1])
 double c(const double *w, MPI_Comm comm) {
   double x = w[0], g = 1.0;
-  while (g > 0.5) {
+// CHECK: replicas.c:[[@LINE+1]]:3: error: replicas: the condition of this loop depends on per-replica values, the loop communicates, and its condition has side effects; move them into the loop's body
+  while (g > 0.5 && next_id() < 10) {
     x = x * 0.5;
-// CHECK: replicas.c:[[@LINE+1]]:5: error: replicas: 'MPI_Allreduce' runs under a condition that depends on per-replica values, so the replicas would need different messages; make the condition depend on shared values only
     MPI_Allreduce(&x, &g, 1, MPI_DOUBLE, MPI_SUM, comm);
   }
   return g;
