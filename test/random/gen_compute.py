@@ -134,6 +134,11 @@ class Prog:
         # Communication in a branch on a replicated scalar (masked per
         # replica by Replicas.cpp): an RNG of its own too.
         self.rng8 = random.Random(seed * 67867967 + 43)
+        # A 2-D or 3-D stencil nest over a private grid (the gather over a
+        # whole nest, Gather.cpp): an RNG of its own, inserted between
+        # phases, so the rest of the program is the same.
+        self.rng9 = random.Random(seed * 86028121 + 47)
+        self.rng10 = random.Random(seed * 15487469 + 53)
 
     # ---- emission --------------------------------------------------------
     def emit(self, s):
@@ -857,9 +862,17 @@ class Prog:
         R8 = self.rng8
         if not self.gvars or R8.random() >= 0.3:
             return False
+        g, c = R8.choice(self.gvars), R8.choice(["0.0", "0.5", "-0.5"])
+        # Two fifths of them a loop instead, one or two times by g (replicas
+        # mode masks the loop): rng10, so the rest is the same.
+        if self.rng10.random() < 0.4:
+            self.features.add("communication in a loop counted by a replicated value")
+            self.tmp += 1
+            self.emit("for (int q%d = 0; q%d < 1 + (%s > %s); q%d++) {"
+                      % (self.tmp, self.tmp, g, c, self.tmp))
+            return True
         self.features.add("communication in a branch on a replicated value")
-        self.emit("if (%s > %s) {" % (R8.choice(self.gvars),
-                                      R8.choice(["0.0", "0.5", "-0.5"])))
+        self.emit("if (%s > %s) {" % (g, c))
         return True
 
     def st_comm(self):
@@ -1014,6 +1027,65 @@ class Prog:
             t = self.pick_t()[0]
             self.emit("for (int i = 0; i < n - 1; i++)")
             self.emit("  %s += %s * px%d[i] * x[i];" % (t, self.const(), q))
+
+    def st_nest(self):
+        """A stencil nest over a grid of R x C points (2-D) or P x R x C
+        (3-D), strides in int locals, at offsets in {-1, 0, 1} per
+        dimension, sometimes with a nonlinear term; the grid's border keeps
+        its initial values; the sum that reads it is bounded (atan), so the
+        central differences stay accurate.  Drawn from rng9 only."""
+        R9 = self.rng9
+        self.tmp += 1
+        q = self.tmp
+        dims = R9.choice([2, 2, 3])
+        ext = [R9.randrange(2, 7) for _ in range(dims)]  # outermost first
+        self.features.add("stencil nest %d-D" % dims)
+        g, h = "g%d" % q, "h%d" % q
+        strides = ["1"]
+        self.emit("int sx%d = %d;" % (q, ext[-1]))
+        strides.insert(0, "sx%d" % q)
+        if dims == 3:
+            self.emit("int sp%d = sx%d * %d;" % (q, q, ext[-2]))
+            strides.insert(0, "sp%d" % q)
+        total = "%s * %d" % (strides[0], ext[0])
+        self.emit("double *%s = malloc((size_t)(%s) * sizeof(double));" % (g, total))
+        self.emit("double *%s = malloc((size_t)(%s) * sizeof(double));" % (h, total))
+        t = R9.choice(self.tvars)[0]
+        self.emit("for (int k = 0; k < %s; k++) {" % total)
+        self.emit("  %s[k] = x[k %% n] * %s + %s;" % (g, R9.choice(CONSTS), t))
+        self.emit("  %s[k] = %s * %s[k];" % (h, R9.choice(CONSTS), g))
+        self.emit("}")
+        lv = ["i2", "i1", "i0"][-dims:]
+        for d in range(dims):
+            self.emit("  " * d + "for (int %s = 1; %s < %d; %s++)" % (lv[d], lv[d], ext[d] - 1, lv[d]))
+        ind = "  " * dims
+        c = " + ".join("%s * %s" % (lv[d], strides[d]) if strides[d] != "1" else lv[d]
+                       for d in range(dims))
+        offs = set()
+        while len(offs) < R9.randrange(2, 6):
+            offs.add(tuple(R9.choice([-1, 0, 1]) for _ in range(dims)))
+        # Offsets as `c - sx` or inside the products, `(i1 - 1) * sx + i0`.
+        inside = R9.random() < 0.5
+
+        def at(o):
+            if not inside:
+                return c + "".join((" + " if o[d] > 0 else " - ") + strides[d]
+                                   for d in range(dims) if o[d])
+            parts = []
+            for d in range(dims):
+                v = lv[d] if not o[d] else "(%s %s %d)" % (lv[d], "+" if o[d] > 0 else "-", abs(o[d]))
+                parts.append(v if strides[d] == "1" else "%s * %s" % (v, strides[d]))
+            return " + ".join(parts)
+        terms = []
+        for o in sorted(offs):
+            terms.append("%s * %s[%s]" % (R9.choice(CONSTS), g, at(o)))
+        if R9.random() < 0.4:
+            terms.append("%s * %s[%s] * atan(%s[%s])" % (R9.choice(CONSTS), g, c, g, c))
+        self.emit(ind + "%s[%s] = %s;" % (h, c, " + ".join(terms)))
+        self.emit("for (int k = 0; k < %s; k++)" % total)
+        self.emit("  %s += %s * atan(%s[k]);" % (t, R9.choice(CONSTS), h))
+        self.emit("free(%s);" % g)
+        self.emit("free(%s);" % h)
 
     def st_gupdate(self):
         """A replicated scalar computed from replicated values, at the top level."""
@@ -1208,6 +1280,8 @@ class Prog:
             self.body(3, budget)
             if R.random() < 0.35:
                 self.st_toplevel()
+            if self.rng9.random() < 0.3:
+                self.st_nest()
             if R.random() < 0.7:
                 self.st_comm()
             if R.random() < 0.3 and self.gvars:
