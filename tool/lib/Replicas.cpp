@@ -815,6 +815,35 @@ private:
   bool rwInLoop = false;           // the replica loop is inside a loop
   Block deferredFrees;             // frees taken out of replica loops
 
+  /// Is p assigned once in the function (its allocation), by a statement
+  /// outside every loop but the replica loops?
+  bool allocatedOnceOutsideLoops(const Var *p) {
+    int sets = 0;
+    bool inLoop = false;
+    std::function<void(const Block &, int)> scan = [&](const Block &b,
+                                                       int loops) {
+      for (const StmtP &x : b) {
+        bool sets1 = (x->kind == Stmt::Decl && x->var == p && x->rhs) ||
+                     (x->kind == Stmt::Assign && x->lhs &&
+                      x->lhs->kind == Expr::VarRef && x->lhs->var == p);
+        if (sets1) {
+          ++sets;
+          inLoop |= loops > 0;
+        }
+        bool loop = (x->kind == Stmt::For || x->kind == Stmt::While ||
+                     x->kind == Stmt::DoWhile) &&
+                    !x->replicaLoop;
+        for (const StmtP *h : {&x->init, &x->step})
+          if (*h)
+            scan({*h}, loops + loop);
+        scan(x->body, loops + loop);
+        scan(x->elseBody, loops + loop);
+      }
+    };
+    scan(F.body, 0);
+    return p && sets == 1 && !inLoop;
+  }
+
   /// Pass 1: the new shape of a block, with replica loops whose bodies are
   /// still the original statements.
   void batchBlock(Block &b) {
@@ -1337,13 +1366,18 @@ private:
     if (s->kind == Stmt::ExprStmt && s->rhs && s->rhs->kind == Expr::Call &&
         s->rhs->text == "free" && s->rhs->ops.size() == 1 &&
         dataRep(baseVar(s->rhs->ops[0]))) {
-      if (rwLoops > 0 || rwInLoop) {
+      // Each path of the original frees it once: free it once.  In a loop,
+      // only storage allocated once, outside every loop, is freed at most
+      // once on each path.
+      if ((rwLoops > 0 || rwInLoop) &&
+          !allocatedOnceOutsideLoops(baseVar(s->rhs->ops[0]))) {
         fail(s->loc, "free() of per-replica storage in a loop, under a "
-                     "condition that depends on per-replica values; free it "
-                     "after the loop, on every path");
+                     "condition that depends on per-replica values, and the "
+                     "pointer is assigned in a loop or more than once; free "
+                     "it where every replica passes, once per allocation "
+                     "(after the branch)");
         return;
       }
-      // Each path of the original frees it once: free it once.
       std::string what = printExpr(s->rhs->ops[0]);
       bool seen = false;
       for (const StmtP &f : deferredFrees)

@@ -101,3 +101,25 @@ double h(const double *x, MPI_Comm comm) {
   MPI_Allreduce(&t, &u, 1, MPI_DOUBLE, MPI_SUM, comm);
   return p[0] * p[1] + u;
 }
+
+// A buffer freed on a per-replica path is freed once, at the end, for all
+// replicas (exec/replicas_loops.c); not one allocated in a loop, which every
+// iteration must free.
+#pragma mpiad differentiate wrt(w) varying(w) replicas(w[2])
+double hfree(const double *w, int n) {
+  double s = 0.0;
+  for (int k = 0; k < n; k++) {
+    double *t = malloc(2 * sizeof(double));
+    t[0] = w[0] * k;
+    t[1] = w[1];
+    if (t[0] > 1.0) {
+      s += t[1];
+// CHECK: replicas.c:[[@LINE+1]]:7: error: replicas: free() of per-replica storage in a loop, under a condition that depends on per-replica values, and the pointer is assigned in a loop or more than once; free it where every replica passes, once per allocation (after the branch)
+      free(t);
+      continue;
+    }
+    s += t[0];
+    free(t);
+  }
+  return s;
+}

@@ -9,7 +9,9 @@
 // MPI_Sendrecv of an array around a ring; a counted loop inside a branch
 // that some replicas take (the outer mask gates its initialisation and its
 // iterations), with an MPI_Allreduce of an array, whose counter is read
-// after the branch (5 for the replicas that do not take it).  Four replicas make 1 to
+// after the branch (5 for the replicas that do not take it); an early
+// return from a loop, taken by two replicas, that frees a buffer first
+// (the buffer serves all replicas and is freed once, at the end).  Four replicas make 1 to
 // 4 iterations.  A do-while loop whose body runs once for every replica
 // that reaches it.  For each replica, in reverse (L_bv) and forward mode
 // (L_dv): the value equals the primal on replica r's inputs, the gradient
@@ -100,6 +102,21 @@ double L(const double *x, MPI_Comm comm) {
       acc = 0.5 * acc + 0.1 * (q[0] + q[1]) / size;
     }
   }
+  /* an early return from a loop, taken by the replicas with g0 > 1, that
+   * frees a buffer on its way out (freed once, at the end, for all) */
+  double *buf = malloc(2 * sizeof(double));
+  buf[0] = acc;
+  buf[1] = x[2];
+  for (int q = 0; q < 3; q++) {
+    buf[0] = 0.5 * buf[0] + buf[1] * q;
+    if (q == 1 && g0 > 1.0) {
+      double early = buf[0] * x[1];
+      free(buf);
+      return early + it + 0.5 * j;
+    }
+  }
+  acc += 0.25 * buf[0];
+  free(buf);
   double tot = 0.0;
   MPI_Allreduce(&acc, &tot, 1, MPI_DOUBLE, MPI_SUM, comm);
   return tot * x[1] / size + it + 0.5 * j;
