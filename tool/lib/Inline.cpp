@@ -291,6 +291,29 @@ private:
 
   /// The callee neither assigns struct parameter p (nor, for a struct
   /// passed by value, its fields) nor takes an address in it.
+  static std::string unqualified(const std::string &base) {
+    return base.rfind("const ", 0) == 0 ? base.substr(6) : base;
+  }
+  /// Does `f` take the address of v anywhere?
+  static bool addressTaken(const Function &f, const Var *v) {
+    bool taken = false;
+    walk(f.body, [&](Stmt &st, const WalkCtx &) {
+      auto addr = [&](const ExprP &e) {
+        if (e)
+          visitExpr(e, [&](const Expr &x) {
+            if (x.kind == Expr::AddrOf && baseVar(x.ops[0]) == v)
+              taken = true;
+          });
+      };
+      addr(st.lhs);
+      addr(st.rhs);
+      addr(st.cond);
+      for (const ExprP &c : st.comm.args)
+        addr(c);
+    });
+    return taken;
+  }
+
   static bool assignsNorTakesAddress(const Function &cf, const Var *p) {
     bool byValue = p->type.ptrDepth == 0 && p->type.dims.empty();
     bool ok = true;
@@ -536,6 +559,26 @@ private:
             a->kind == Expr::VarRef && a->var->type.ptrDepth > 0 &&
             assignsNorTakesAddress(*body, pp))
           structArgs[pp] = a->var;
+      }
+
+    // Replicas: an integer parameter that the callee neither assigns nor
+    // takes the address of, passed the caller's integer variable of the
+    // same type whose address the caller never takes, is that variable
+    // (nothing can change it during the call).  A shared count then stays
+    // shared in a branch that some replicas take, where a copy assigned
+    // there would be per-replica (`malloc(k * ...)` in an inlined helper).
+    if (pointerCalls)
+      for (size_t k = 0; k < body->params.size(); ++k) {
+        Var *pp = body->params[k];
+        const ExprP &a = call->ops[k];
+        if (structArgs.count(pp) || !pp->type.isIntScalar() ||
+            pp->type.ptrDepth || !pp->type.dims.empty() ||
+            a->kind != Expr::VarRef || !a->var->type.isIntScalar() ||
+            a->var->type.ptrDepth || a->var->kind == Var::Global ||
+            unqualified(a->var->type.base) != unqualified(pp->type.base) ||
+            addressTaken(F, a->var) || !assignsNorTakesAddress(*body, pp))
+          continue;
+        structArgs[pp] = a->var;
       }
 
     Block inl, copyBack;

@@ -352,6 +352,41 @@ private:
     return false;
   }
 
+  /// `p = malloc(...)` or `T *p = calloc(...)` (a pointer statement that
+  /// allocates, not realloc).
+  static bool allocStmt(const Stmt &s) {
+    if (!pointerStmt(s) || !isAllocCall(s.rhs))
+      return false;
+    ExprP c = s.rhs;
+    while (c->kind == Expr::Cast)
+      c = c->ops[0];
+    return c->text != "realloc";
+  }
+  /// An allocation, inside s, of a pointer declared inside s: in a masked
+  /// branch it runs once for all replicas (maskBranch), since a pointer
+  /// that the branch's end forgets is the same for every replica that
+  /// takes the branch.
+  static bool allocatesLocal(const Stmt &s) {
+    std::set<const Var *> declared;
+    bool found = false;
+    Block one{std::make_shared<Stmt>(s)};
+    walk(one, [&](Stmt &x, const WalkCtx &) {
+      if (x.kind == Stmt::Decl)
+        declared.insert(x.var);
+    });
+    walk(one, [&](Stmt &x, const WalkCtx &) {
+      if (allocStmt(x) &&
+          declared.count(x.kind == Stmt::Decl ? x.var : x.lhs->var))
+        found = true;
+    });
+    return found;
+  }
+  /// Statements of a masked block that cannot run under `if (mask)` in a
+  /// loop over replicas: communication and allocations.
+  static bool needsMask(const Stmt &s) {
+    return containsComm(s) || allocatesLocal(s);
+  }
+
   bool controlRep(const Stmt &s) {
     switch (s.kind) {
     case Stmt::If:
@@ -602,9 +637,21 @@ private:
   Block masked(const Block &b, Var *m) {
     Block out;
     Stmt *open = nullptr; // the `if (m)` consecutive statements join
+    std::set<const Var *> allocated; // by this block, for every replica
     for (const StmtP &x : b) {
       if (failed)
         break;
+      // The free() of a block this block allocated for every replica
+      // runs for every replica too (a helper's buffer in a masked loop is
+      // allocated and freed once per iteration).
+      if (x->kind == Stmt::ExprStmt && x->rhs &&
+          x->rhs->kind == Expr::Call && x->rhs->text == "free" &&
+          x->rhs->ops.size() == 1 && x->rhs->ops[0]->kind == Expr::VarRef &&
+          allocated.count(x->rhs->ops[0]->var)) {
+        open = nullptr;
+        out.push_back(x);
+        continue;
+      }
       if (x->kind == Stmt::Decl && !x->rhs) {
         out.push_back(x); // the scope stays as written
         continue;
@@ -613,7 +660,28 @@ private:
         out.push_back(x);
         continue;
       }
-      if (!containsComm(*x)) {
+      if (pointerStmt(*x) &&
+          (x->kind == Stmt::Decl || maskedDecls.count(x->lhs->var)) &&
+          (allocStmt(*x) || !pointerReadsRep(x->rhs))) {
+        // A pointer declared in the branch, set for every replica as
+        // outside the branch: an allocation (the block serves all
+        // replicas; its free() in the branch is deferred to the end,
+        // rwStmt) or a copy of a shared pointer (an inlined helper's
+        // parameter).  The replicas that do not take the branch do not use
+        // it.
+        if (allocStmt(*x) && readsRep(x->rhs)) {
+          fail(x->loc, "an allocation whose size depends on per-replica "
+                       "values, in a branch that some replicas take; "
+                       "allocate the largest size any replica needs");
+          break;
+        }
+        if (allocStmt(*x))
+          allocated.insert(x->kind == Stmt::Decl ? x->var : x->lhs->var);
+        open = nullptr;
+        out.push_back(x);
+        continue;
+      }
+      if (!needsMask(*x)) {
         if (!open) {
           out.push_back(located(mkIf(mkVar(m), {}), x->loc));
           open = out.back().get();
@@ -653,6 +721,11 @@ private:
   /// m2 = outer && !C.
   void maskBranch(const StmtP &s, Var *outer, Block &out) {
     clang::SourceLocation at = s->loc;
+    Block one{s};
+    walk(one, [&](Stmt &x, const WalkCtx &) {
+      if (x.kind == Stmt::Decl)
+        maskedDecls.insert(x.var);
+    });
     ExprP on = mkCond(s->cond, mkInt(1), mkInt(0));
     if (outer)
       on = mkCond(mkVar(outer), on, mkInt(0));
@@ -695,6 +768,11 @@ private:
   /// same number of calls.
   void maskLoop(const StmtP &s, Var *outer, Block &out) {
     clang::SourceLocation at = s->loc;
+    Block one{s};
+    walk(one, [&](Stmt &x, const WalkCtx &) {
+      if (x.kind == Stmt::Decl)
+        maskedDecls.insert(x.var);
+    });
     // break and continue are flags by now (Normalize.cpp): a replica that
     // breaks clears its flag, which the condition tests.  The condition
     // is evaluated once per replica and iteration.
@@ -747,6 +825,10 @@ private:
   /// batching, like the masked calls' guards).
   std::map<const Stmt *, Var *> maskedLoops;
 
+  /// The variables declared in masked branches (an allocation into one of
+  /// them runs for all replicas).
+  std::set<const Var *> maskedDecls;
+
   /// Masks every branch with a per-replica condition that communicates.
   /// True when something changed.
   bool maskBranches(Block &b) {
@@ -755,12 +837,12 @@ private:
     for (const StmtP &x : b) {
       if (failed)
         return false;
-      if (x->kind == Stmt::If && readsRep(x->cond) && containsComm(*x)) {
+      if (x->kind == Stmt::If && readsRep(x->cond) && needsMask(*x)) {
         maskBranch(x, nullptr, out);
         any = true;
         continue;
       }
-      if (isLoop(*x) && controlRep(*x) && containsComm(*x)) {
+      if (isLoop(*x) && controlRep(*x) && needsMask(*x)) {
         maskLoop(x, nullptr, out);
         any = true;
         continue;

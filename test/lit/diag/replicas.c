@@ -123,3 +123,22 @@ double hfree(const double *w, int n) {
   }
   return s;
 }
+
+// A buffer allocated in a branch that some replicas take is one block for
+// all replicas when its pointer is declared in the branch
+// (exec/replicas_masked.c); not when the pointer lives on after it.
+#pragma mpiad differentiate wrt(w) varying(w) replicas(w[2])
+double palloc(const double *w) {
+  double base[2] = {1.0, 2.0};
+  double *p = base;
+  if (w[0] > 0.5) {
+// CHECK: replicas.c:[[@LINE+1]]:7: error: replicas: a pointer assigned under a condition that depends on per-replica values; replicas share their pointers, so each would see the choice of the last one: select the values instead (v = c ? b[k] : a[k]), or declare the pointer inside the branch that uses it
+    p = malloc(2 * sizeof(double));
+    p[0] = w[0];
+    p[1] = w[1];
+  }
+  double s = p[0] * p[1];
+  if (w[0] > 0.5)
+    free(p);
+  return s;
+}

@@ -11,7 +11,9 @@
 // iterations), with an MPI_Allreduce of an array, whose counter is read
 // after the branch (5 for the replicas that do not take it); an early
 // return from a loop, taken by two replicas, that frees a buffer first
-// (the buffer serves all replicas and is freed once, at the end).  Four replicas make 1 to
+// (the buffer serves all replicas and is freed once, at the end); an
+// inlined helper's malloc'd buffer in a branch and in a loop that some
+// replicas take (allocated, and in the loop freed, for all replicas).  Four replicas make 1 to
 // 4 iterations.  A do-while loop whose body runs once for every replica
 // that reaches it.  For each replica, in reverse (L_bv) and forward mode
 // (L_dv): the value equals the primal on replica r's inputs, the gradient
@@ -48,6 +50,19 @@
 #include "harness.h"
 
 #define NL 3
+
+/* a helper with a buffer of its own (inlined: it is passed a per-replica
+ * array) */
+static double smooth(const double *v, double a, int k) {
+  double *tmp = malloc((size_t)k * sizeof(double));
+  double s = 0.0;
+  for (int i = 0; i < k; i++) {
+    tmp[i] = v[i] * a;
+    s += tmp[i] * tmp[i];
+  }
+  free(tmp);
+  return s;
+}
 
 #pragma mpiad differentiate wrt(x) varying(x) replicas(x[3])
 #pragma mpiad differentiate forward wrt(x) replicas(x[3])
@@ -102,6 +117,13 @@ double L(const double *x, MPI_Comm comm) {
       acc = 0.5 * acc + 0.1 * (q[0] + q[1]) / size;
     }
   }
+  /* the helper's buffer in a branch and in a loop that some replicas
+   * take: allocated (and, in the loop, freed) for all replicas at once */
+  int nl = NL;
+  if (g0 > 1.0)
+    acc += 0.1 * smooth(x, g0, nl);
+  for (int q = 0; q < 1 + (g0 > 0.7); q++)
+    acc += 0.01 * smooth(x, acc, nl);
   /* an early return from a loop, taken by the replicas with g0 > 1, that
    * frees a buffer on its way out (freed once, at the end, for all) */
   double *buf = malloc(2 * sizeof(double));

@@ -7,8 +7,9 @@
 // of an array, and inside it a nested branch with an MPI_Sendrecv around a
 // ring; a send on rank 0 and a receive on rank 1 under conditions that also
 // read the rank (each rank calls where some replica's primal calls, so the
-// other ranks call nothing); an early return that skips the final
-// MPI_Allreduce.  What the calls
+// other ranks call nothing); buffers malloc'd and freed in branches that
+// some replicas take, with and without a call (one block for all replicas);
+// an early return that skips the final MPI_Allreduce.  What the calls
 // of the first if/else write is read after it by every replica.  Four replicas
 // take four different paths.  For each replica, in reverse (M_bv) and
 // forward mode (M_dv): the value equals the primal on replica r's inputs,
@@ -83,6 +84,24 @@ double M(const double *x, MPI_Comm comm) {
         acc += z * z;
       }
     }
+  }
+  /* Buffers allocated in branches that some replicas take (with and
+   * without a call): one block for all replicas, freed once at the end. */
+  if (g > 0.9 * size) {
+    double *buf = malloc(2 * sizeof(double));
+    double tb[2];
+    buf[0] = acc * x[0];
+    buf[1] = x[2];
+    MPI_Allreduce(buf, tb, 2, MPI_DOUBLE, MPI_SUM, comm);
+    acc += 0.1 * tb[0] * tb[1] / size;
+    free(buf);
+  }
+  if (x[1] > 0.6) {
+    double *sq = malloc(NL * sizeof(double));
+    for (int k = 0; k < NL; k++)
+      sq[k] = x[k] * x[k];
+    acc += 0.05 * (sq[0] + sq[1] * sq[2]);
+    free(sq);
   }
   /* A point-to-point pair whose conditions also read the rank: a rank
    * calls where some replica's primal does (rank 0 sends, rank 1 receives,
