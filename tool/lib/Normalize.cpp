@@ -1,13 +1,9 @@
 //===- Normalize.cpp - Structured control flow the reversal can mirror ----===//
 //
-// 0. First, a pointer assigned the result of an allocation wrapper (a
-//    same-file function that only returns malloc/calloc of its parameters,
-//    or, as PRK's prk_malloc, the block of a posix_memalign whose failure
-//    sets it to NULL) is assigned that malloc/calloc instead, so that every
-//    later stage sees the allocation (the shadow is allocated like for
-//    malloc).  posix_memalign, aligned_alloc and memalign called directly
-//    become malloc of the same size: the adjoint needs the storage, not
-//    its alignment.
+// 0. First, posix_memalign, aligned_alloc and memalign called directly
+//    become malloc of the same size: the adjoint needs the storage, not its
+//    alignment.  (Calls of allocation wrappers, PRK's prk_malloc among
+//    them, are their allocation since lowering: Realloc.cpp.)
 // 1. `return e` becomes `mpiad_ret = e`; an early return sets a flag that
 //    guards the rest of the function (and stops enclosing loops).
 // 2. `break` / `continue` set per-loop flags that guard the rest of the body.
@@ -35,130 +31,6 @@ namespace mpiad {
 
 namespace {
 
-/// `posix_memalign(&p, align, n)` (its pointer argument below casts): p,
-/// and the byte count n; null if `call` is not such a call.
-Var *alignedAllocation(const ExprP &call, ExprP &bytes) {
-  if (!call || call->kind != Expr::Call || call->text != "posix_memalign" ||
-      call->ops.size() != 3)
-    return nullptr;
-  ExprP a = call->ops[0];
-  while (a->kind == Expr::Cast)
-    a = a->ops[0];
-  if (a->kind != Expr::AddrOf || a->ops[0]->kind != Expr::VarRef)
-    return nullptr;
-  bytes = call->ops[2];
-  return a->ops[0]->var;
-}
-
-/// `malloc(n)`, the allocation that `posix_memalign(&p, align, n)` and
-/// `aligned_alloc(align, n)` make: the adjoint needs the storage, not its
-/// alignment (the shadow is calloc'd).
-ExprP plainAllocation(const ExprP &bytes) {
-  return mkCall("malloc", {bytes}, Scalar::Void, 1);
-}
-
-/// `p = aligned_alloc(a, n)` (also memalign): `p = malloc(n)`.
-ExprP unaligned(const ExprP &rhs) {
-  ExprP c = rhs;
-  while (c && c->kind == Expr::Cast)
-    c = c->ops[0];
-  if (!c || c->kind != Expr::Call || c->ops.size() != 2 ||
-      (c->text != "aligned_alloc" && c->text != "memalign"))
-    return rhs;
-  return plainAllocation(c->ops[1]);
-}
-
-/// A same-file function that only returns fresh storage:
-/// `return malloc(...)`, or a pointer assigned from malloc/calloc and then
-/// returned, the size computed from scalar parameters only.  Returns the
-/// allocation expression (with its cast, in the callee's parameters), or
-/// null.
-ExprP allocationWrapper(const Function &cf) {
-  if (cf.ret.ptrDepth == 0)
-    return nullptr;
-  std::map<const Var *, ExprP> held;
-  std::set<const Var *> codes; // ints holding posix_memalign's answer
-  // `ret = posix_memalign(&ptr, a, n)`, `int ret = ...` or the bare call:
-  // ptr holds malloc(n) (PRK's prk_malloc).
-  auto aligned = [&](const ExprP &call, const Var *code) {
-    ExprP n;
-    Var *p = alignedAllocation(call, n);
-    if (!p)
-      return false;
-    held[p] = plainAllocation(n);
-    if (code)
-      codes.insert(code);
-    return true;
-  };
-  // `if (ret) ptr = NULL;` (or `if (ret != 0) ...`): the failure path.
-  auto failurePath = [&](const Stmt &s) {
-    std::set<Var *> vs;
-    collectVars(s.cond, vs);
-    for (Var *v : vs)
-      if (!codes.count(v))
-        return false;
-    for (const Block *b : {&s.body, &s.elseBody})
-      for (const StmtP &x : *b)
-        if (x->kind != Stmt::Assign || x->lhs->kind != Expr::VarRef ||
-            !held.count(x->lhs->var) || !isNullPointer(x->rhs))
-          return false;
-    return !vs.empty();
-  };
-  for (const StmtP &s : cf.body) {
-    switch (s->kind) {
-    case Stmt::Comment:
-      continue;
-    case Stmt::Decl:
-      if (s->rhs && s->var->type.isIntScalar() && aligned(s->rhs, s->var))
-        continue;
-      if (s->var->type.ptrDepth == 0 || !s->var->type.dims.empty())
-        return nullptr;
-      if (s->rhs && !isNullPointer(s->rhs)) {
-        if (!allocationCall(unaligned(s->rhs)))
-          return nullptr;
-        held[s->var] = unaligned(s->rhs);
-      }
-      continue;
-    case Stmt::Assign:
-      if (s->op == "=" && s->lhs->kind == Expr::VarRef &&
-          s->lhs->var->type.isIntScalar() && aligned(s->rhs, s->lhs->var))
-        continue;
-      if (s->op != "=" || s->lhs->kind != Expr::VarRef ||
-          !allocationCall(unaligned(s->rhs)))
-        return nullptr;
-      held[s->lhs->var] = unaligned(s->rhs);
-      continue;
-    case Stmt::ExprStmt:
-      if (aligned(s->rhs, nullptr))
-        continue;
-      return nullptr;
-    case Stmt::If:
-      if (failurePath(*s))
-        continue;
-      return nullptr;
-    case Stmt::Return: {
-      ExprP e = s->rhs;
-      if (e && e->kind == Expr::VarRef) {
-        auto it = held.find(e->var);
-        e = it == held.end() ? nullptr : it->second;
-      }
-      if (!e || !allocationCall(e))
-        return nullptr;
-      std::set<Var *> vs;
-      collectVars(e, vs);
-      for (Var *v : vs)
-        if (v->kind != Var::Param || v->type.ptrDepth > 0 ||
-            !v->type.dims.empty() || held.count(v))
-          return nullptr;
-      return e;
-    }
-    default:
-      return nullptr;
-    }
-  }
-  return nullptr;
-}
-
 struct LoopFlags {
   Var *brk = nullptr, *cnt = nullptr;
 };
@@ -169,7 +41,7 @@ public:
       : F(f), fe(fe), diag(diag) {}
 
   bool run() {
-    inlineAllocationWrappers(F.body);
+    alignedAllocations(F.body);
     Block body = std::move(F.body);
     F.body = block(body, nullptr, true);
     if (retFlag) {
@@ -186,44 +58,6 @@ public:
   }
 
 private:
-  /// `p = wrap(n)`, where wrap only returns malloc/calloc of its scalar
-  /// parameters, becomes `p = malloc(...)` with the arguments in place of
-  /// the parameters (evaluated once more, so they must be free of side
-  /// effects).  The primal in the user's file still calls wrap.
-  void inlineAllocationWrappers(Block &b) {
-    alignedAllocations(b);
-    for (StmtP &s : b) {
-      inlineAllocationWrappers(s->body);
-      inlineAllocationWrappers(s->elseBody);
-      bool ptrTarget = (s->kind == Stmt::Decl && s->var->type.ptrDepth > 0) ||
-                       (s->kind == Stmt::Assign && s->op == "=" &&
-                        s->lhs->kind == Expr::VarRef && s->lhs->ptrDepth > 0);
-      if (!ptrTarget || !s->rhs)
-        continue;
-      ExprP call = s->rhs;
-      if (call->kind == Expr::Cast)
-        call = call->ops[0];
-      if (call->kind != Expr::Call)
-        continue;
-      const Function *cf = fe.callee(call->text);
-      if (!cf)
-        continue;
-      ExprP alloc = allocationWrapper(*cf);
-      if (!alloc)
-        continue;
-      bool safe = true;
-      for (const ExprP &a : call->ops)
-        safe &= sideEffectFree(a);
-      if (!safe)
-        continue;
-      ExprP bound = bindArgs(alloc, cf->params, call->ops);
-      s->rhs = s->rhs->kind == Expr::Cast
-                   ? mkCast(s->rhs->text, allocationCall(bound), s->rhs->type,
-                            s->rhs->ptrDepth)
-                   : bound;
-    }
-  }
-
   /// `posix_memalign(&p, a, n);` becomes `p = malloc(n);`, and `ret =
   /// posix_memalign(...)` also `ret = p == NULL;` (nonzero on failure, as
   /// posix_memalign's answer); `p = aligned_alloc(a, n)` becomes `p =
@@ -231,6 +65,8 @@ private:
   void alignedAllocations(Block &b) {
     Block out;
     for (StmtP &s : b) {
+      alignedAllocations(s->body);
+      alignedAllocations(s->elseBody);
       bool code = s->rhs && ((s->kind == Stmt::Decl &&
                               s->var->type.isIntScalar()) ||
                              (s->kind == Stmt::Assign && s->op == "=" &&

@@ -117,9 +117,13 @@ struct AllocWrapper {
   Block onFailure;
 };
 
-/// `return ALLOC(...)`, or `r = ALLOC(...)` (or `T *r = ...`), optionally
-/// `if (!r) { ... }` (or `r == NULL`), then `return r`; the allocation's
-/// arguments built from parameters, realloc's first one the only pointer.
+/// `return ALLOC(...)`, or `r = ALLOC(...)` (or `T *r = ...`, `T *r =
+/// NULL` first), optionally `if (!r) { ... }` (or `r == NULL`), then
+/// `return r`; the allocation's arguments built from parameters, realloc's
+/// first one the only pointer.  aligned_alloc and memalign are malloc of
+/// their size, and so is posix_memalign(&r, a, n), bare or assigned to an
+/// int (`ret`), whose failure path `if (ret) r = NULL;` is malloc's (PRK's
+/// prk_malloc).
 bool allocationWrapper(const Function &cf, AllocWrapper &out) {
   if (cf.ret.ptrDepth == 0)
     return false;
@@ -127,8 +131,35 @@ bool allocationWrapper(const Function &cf, AllocWrapper &out) {
   ExprP alloc;
   Block failure;
   bool returned = false;
+  std::set<const Var *> codes; // ints holding posix_memalign's answer
   auto isAlloc = [](const ExprP &e) {
     return callOf(e, "malloc") || callOf(e, "calloc") || callOf(e, "realloc");
+  };
+  // `posix_memalign(&r, a, n)`: r holds malloc(n).
+  auto aligned = [&](const ExprP &call, const Var *code) {
+    ExprP n;
+    Var *p = alignedAllocation(call, n);
+    if (!p || alloc || (held && held != p))
+      return false;
+    held = p;
+    alloc = plainAllocation(n);
+    if (code)
+      codes.insert(code);
+    return true;
+  };
+  // `if (ret) r = NULL;` (or `ret != 0`): what malloc does on failure.
+  auto failurePath = [&](const Stmt &s) {
+    std::set<Var *> vs;
+    collectVars(s.cond, vs);
+    for (Var *v : vs)
+      if (!codes.count(v))
+        return false;
+    for (const Block *b : {&s.body, &s.elseBody})
+      for (const StmtP &x : *b)
+        if (x->kind != Stmt::Assign || x->lhs->kind != Expr::VarRef ||
+            x->lhs->var != held || !isNullPointer(x->rhs))
+          return false;
+    return !vs.empty();
   };
   auto isNullTest = [&](const ExprP &c) {
     if (!held || !c)
@@ -150,22 +181,37 @@ bool allocationWrapper(const Function &cf, AllocWrapper &out) {
     case Stmt::Comment:
       continue;
     case Stmt::Decl:
+      if (s->rhs && s->var->type.isIntScalar() && aligned(s->rhs, s->var))
+        continue;
       if (held || s->var->type.ptrDepth == 0 || !s->var->type.dims.empty())
         return false;
       held = s->var;
-      if (s->rhs) {
-        if (!isAlloc(s->rhs))
+      if (s->rhs && !isNullPointer(s->rhs)) {
+        if (!isAlloc(unaligned(s->rhs)))
           return false;
-        alloc = s->rhs;
+        alloc = unaligned(s->rhs);
       }
       continue;
     case Stmt::Assign:
+      if (s->op == "=" && s->lhs->kind == Expr::VarRef &&
+          s->lhs->var->type.isIntScalar() && aligned(s->rhs, s->lhs->var))
+        continue;
+      // (A pointer parameter may hold it too: `vect = malloc(...)`.)
+      if (!held && s->lhs->kind == Expr::VarRef &&
+          s->lhs->var->type.ptrDepth > 0 && s->lhs->var->type.dims.empty())
+        held = s->lhs->var;
       if (alloc || s->op != "=" || s->lhs->kind != Expr::VarRef ||
-          s->lhs->var != held || !isAlloc(s->rhs))
+          s->lhs->var != held || !isAlloc(unaligned(s->rhs)))
         return false;
-      alloc = s->rhs;
+      alloc = unaligned(s->rhs);
       continue;
+    case Stmt::ExprStmt:
+      if (aligned(s->rhs, nullptr))
+        continue;
+      return false;
     case Stmt::If:
+      if (alloc && failure.empty() && !codes.empty() && failurePath(*s))
+        continue;
       if (!alloc || !failure.empty() || !isNullTest(s->cond) ||
           !s->elseBody.empty() || s->body.empty() || jumpsOut(s->body))
         return false;
@@ -182,8 +228,8 @@ bool allocationWrapper(const Function &cf, AllocWrapper &out) {
         returned = true;
         continue;
       }
-      if (!held && s->rhs && isAlloc(s->rhs)) {
-        alloc = s->rhs;
+      if (!held && s->rhs && isAlloc(unaligned(s->rhs))) {
+        alloc = unaligned(s->rhs);
         returned = true;
         continue;
       }

@@ -355,4 +355,37 @@ StmtP arrayInitCopy(const Stmt &decl) {
                            Scalar::Void));
 }
 
+/// `posix_memalign(&p, align, n)` (its pointer argument below casts): p,
+/// and the byte count n; null if `call` is not such a call.
+Var *alignedAllocation(const ExprP &call, ExprP &bytes) {
+  if (!call || call->kind != Expr::Call || call->text != "posix_memalign" ||
+      call->ops.size() != 3)
+    return nullptr;
+  ExprP a = call->ops[0];
+  while (a->kind == Expr::Cast)
+    a = a->ops[0];
+  if (a->kind != Expr::AddrOf || a->ops[0]->kind != Expr::VarRef)
+    return nullptr;
+  bytes = call->ops[2];
+  return a->ops[0]->var;
+}
+
+/// `malloc(n)`, the allocation that `posix_memalign(&p, align, n)` and
+/// `aligned_alloc(align, n)` make: the adjoint needs the storage, not its
+/// alignment (the shadow is calloc'd).
+ExprP plainAllocation(const ExprP &bytes) {
+  return mkCall("malloc", {bytes}, Scalar::Void, 1);
+}
+
+/// `p = aligned_alloc(a, n)` (also memalign): `p = malloc(n)`.
+ExprP unaligned(const ExprP &rhs) {
+  ExprP c = rhs;
+  while (c && c->kind == Expr::Cast)
+    c = c->ops[0];
+  if (!c || c->kind != Expr::Call || c->ops.size() != 2 ||
+      (c->text != "aligned_alloc" && c->text != "memalign"))
+    return rhs;
+  return plainAllocation(c->ops[1]);
+}
+
 } // namespace mpiad

@@ -40,6 +40,16 @@ ExprP plusConst(const ExprP &e, long long k);
 /// in order and keyed by its text (`key`) for comparisons.
 bool splitAffine(const ExprP &idx, const Var *i, ExprP &base, std::string &key,
                  long long &c);
+/// `posix_memalign(&p, align, n)` (its pointer argument below casts): p,
+/// and the byte count n; null if `call` is not such a call.
+Var *alignedAllocation(const ExprP &call, ExprP &bytes);
+/// `malloc(n)`, the allocation that `posix_memalign(&p, align, n)` and
+/// `aligned_alloc(align, n)` make (the adjoint needs the storage, not its
+/// alignment).
+ExprP plainAllocation(const ExprP &bytes);
+/// `aligned_alloc(a, n)` (also memalign, below casts) as `malloc(n)`; any
+/// other expression as it is.
+ExprP unaligned(const ExprP &rhs);
 /// The malloc/calloc call of an allocation `p = (T *)malloc(...)`, or null.
 ExprP allocationCall(const ExprP &e);
 /// `NULL`, `0`, `(void *)0` (below casts).
