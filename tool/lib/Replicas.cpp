@@ -776,7 +776,9 @@ private:
     // break and continue are flags by now (Normalize.cpp): a replica that
     // breaks clears its flag, which the condition tests.  The condition
     // is evaluated once per replica and iteration.
-    if (!sideEffectFree(s->cond)) {
+    if (!sideEffectFree(s->cond, [&](const std::string &f) {
+          return fe.rules()->math(f) != nullptr;
+        })) {
       fail(at, "the condition of this loop depends on per-replica values, "
                "the loop communicates, and its condition has side effects; "
                "move them into the loop's body");

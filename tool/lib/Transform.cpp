@@ -295,10 +295,11 @@ ExprP bindArgs(const ExprP &e, const std::vector<Var *> &params,
   return c;
 }
 
-bool sideEffectFree(const ExprP &e) {
+bool sideEffectFree(const ExprP &e,
+                    const std::function<bool(const std::string &)> &pure) {
   if (!e)
     return true;
-  if (e->kind == Expr::Call)
+  if (e->kind == Expr::Call && !(pure && pure(e->text)))
     return false;
   if (e->kind == Expr::Unary && (e->text.find("++") != std::string::npos ||
                                  e->text.find("--") != std::string::npos))
@@ -307,7 +308,7 @@ bool sideEffectFree(const ExprP &e) {
       e->text.rfind("sizeof", 0) != 0)
     return false;
   for (const ExprP &o : e->ops)
-    if (!sideEffectFree(o))
+    if (!sideEffectFree(o, pure))
       return false;
   return true;
 }

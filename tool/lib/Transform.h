@@ -63,8 +63,11 @@ ExprP bindArgs(const ExprP &e, const std::vector<Var *> &params,
 /// the generated function).
 StmtP arrayInitCopy(const Stmt &decl);
 /// Can the expression be evaluated a second time with the same result and
-/// no side effect (no call, no increment)?
-bool sideEffectFree(const ExprP &e);
+/// no side effect (no call, no increment)?  Calls of the functions for which
+/// `pure` holds (math functions) are allowed.
+bool sideEffectFree(
+    const ExprP &e,
+    const std::function<bool(const std::string &)> &pure = nullptr);
 /// Element k of a buffer argument of a call (`&s`, `a`, `&a[j]`, `a + j`).
 ExprP bufferElement(const ExprP &buf, const ExprP &k);
 /// A copy of a block whose statements (at every depth) can be replaced

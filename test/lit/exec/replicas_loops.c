@@ -31,13 +31,13 @@
 // GEN-LABEL: static void mpiad_L_bv(
 // GEN: while (mpiad_replica_any(mpiad_mask, R)) {
 // GEN-LABEL: void L_dv(
-// GEN: mpiad_mask[r] = !mpiad_break1[r] && (g[r] > 0.25 && it[r] < 8) ? 1 : 0;
+// GEN: mpiad_mask[r] = !mpiad_break1[r] && (fabs(g[r]) > 0.25 && it[r] < 8) ? 1 : 0;
 // GEN: while (mpiad_replica_any(mpiad_mask, R)) {
 // GEN: if (mpiad_replica_any(mpiad_mask, R)) {
 // GEN-NEXT: MPI_Allreduce(c, d, R, MPI_DOUBLE, MPI_SUM, comm);
 // GEN: mpiad_break1[r] = 1;
 // GEN: it[r] += 1;
-// GEN: mpiad_mask[r] = mpiad_mask[r] ? !mpiad_break1[r] && (g[r] > 0.25 && it[r] < 8) ? 1 : 0 : 0;
+// GEN: mpiad_mask[r] = mpiad_mask[r] ? !mpiad_break1[r] && (fabs(g[r]) > 0.25 && it[r] < 8) ? 1 : 0 : 0;
 // GEN: mpiad_mask_3[r] = 1;
 // GEN: if (mpiad_mask_4) {
 // GEN-NEXT: j[r] = 0;
@@ -76,7 +76,7 @@ double L(const double *x, MPI_Comm comm) {
   double g0 = g, acc = x[1] * x[2];
   /* a fixed-point iteration to a per-replica tolerance */
   int it = 0;
-  while (g > 0.25 && it < 8) {
+  while (fabs(g) > 0.25 && it < 8) { /* a math call: no side effect */
     double c = g * x[1], d = 0.0;
     MPI_Allreduce(&c, &d, 1, MPI_DOUBLE, MPI_SUM, comm);
     if (it == 3)
