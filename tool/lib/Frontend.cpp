@@ -1129,6 +1129,10 @@ ExprP Lowering::constant(ExprP x, const clang::Expr *e) const {
     return x;
   auto c = std::make_shared<mpiad::Expr>(*x);
   c->intConstant = true;
+  if (std::optional<llvm::APSInt> v = e->getIntegerConstantExpr(fe.ctx_)) {
+    c->hasIntValue = true;
+    c->intValue = v->getExtValue();
+  }
   return c;
 }
 

@@ -47,8 +47,89 @@ struct ReversedBody {
   std::set<Var *> bodyInts; // the primal body's integer locals
 };
 
+/// The value of an integer constant: a literal, a macro clang evaluated
+/// (RADIUS), their negations, sums and differences.
+bool constValue(const ExprP &e, long long &v) {
+  if (!e)
+    return false;
+  if (e->kind == Expr::IntLit) {
+    char *end = nullptr;
+    v = std::strtoll(e->text.c_str(), &end, 0);
+    return end != e->text.c_str();
+  }
+  if (e->kind == Expr::Opaque && e->intConstant && e->hasIntValue) {
+    v = e->intValue;
+    return true;
+  }
+  long long a, b;
+  if (e->kind == Expr::Unary && e->text == "-" && constValue(e->ops[0], a)) {
+    v = -a;
+    return true;
+  }
+  if (e->kind == Expr::Binary && (e->text == "+" || e->text == "-") &&
+      constValue(e->ops[0], a) && constValue(e->ops[1], b)) {
+    v = e->text == "+" ? a + b : a - b;
+    return true;
+  }
+  return false;
+}
+
+/// A counted loop of a few iterations with constant bounds (a stencil's
+/// `for (ii = RADIUS; ii >= 1; ii--)`), as its body once per value of the
+/// counter, the counter replaced by the value; false otherwise.
+bool unrollConstant(const Stmt &loop, Block &out, std::set<Var *> &counters) {
+  long long first, bound;
+  if (loop.kind != Stmt::For || !loop.loopVar || !loop.loopStep ||
+      !constValue(loop.loopLo, first) || !constValue(loop.loopHi, bound))
+    return false;
+  long long last = bound;
+  if (loop.loopCmp == "<")
+    last = bound - 1;
+  else if (loop.loopCmp == ">")
+    last = bound + 1;
+  else if (loop.loopCmp != "<=" && loop.loopCmp != ">=")
+    return false;
+  long long trips = loop.loopStep > 0 ? last - first + 1 : first - last + 1;
+  if (trips > 16)
+    return false;
+  for (const StmtP &st : loop.body)
+    if (st->kind != Stmt::Assign && st->kind != Stmt::Decl)
+      return false;
+  for (long long k = 0; k < trips; ++k) {
+    ExprP v = mkIntText(std::to_string(first + k * loop.loopStep));
+    for (const StmtP &st : deepCopy(loop.body)) {
+      for (ExprP *e : {&st->lhs, &st->rhs})
+        if (*e)
+          *e = replaceVar(*e, loop.loopVar, v);
+      out.push_back(st);
+    }
+  }
+  counters.insert(loop.loopVar);
+  return true;
+}
+
 bool parseReversed(const GatherContext &cx, const Stmt &primal,
-                   const Block &body, ReversedBody &rb) {
+                   const Block &body0, ReversedBody &rb) {
+  // Inner loops of constant trip count are unrolled first; their counters
+  // may then appear nowhere else.
+  Block body;
+  std::set<Var *> counters;
+  for (const StmtP &st : body0)
+    if (!unrollConstant(*st, body, counters))
+      body.push_back(st);
+  if (!counters.empty()) {
+    bool stray = false;
+    for (const StmtP &st : body)
+      for (const ExprP &e : {st->lhs, st->rhs})
+        if (e) {
+          std::set<Var *> vs;
+          collectVars(e, vs);
+          for (Var *c : counters)
+            stray |= vs.count(c) > 0;
+        }
+    if (stray)
+      return false;
+  }
   std::map<Var *, ExprP> temps;
   for (const StmtP &st : primal.body)
     if (st->kind == Stmt::Decl && st->var->type.isIntScalar() &&
@@ -97,13 +178,14 @@ bool parseReversed(const GatherContext &cx, const Stmt &primal,
 bool readsAllowed(const GatherContext &cx, const ReversedBody &rb,
                   const std::set<Var *> &written,
                   const std::function<bool(const ExprP &)> &adjointRead,
-                  const std::vector<const ExprP *> &exprs) {
+                  const std::vector<const ExprP *> &exprs,
+                  const std::set<Var *> &counters = {}) {
   bool ok = true;
   std::function<void(const ExprP &)> check = [&](const ExprP &e) {
     if (e->kind == Expr::VarRef && written.count(e->var))
       ok = false;
     if (e->kind == Expr::VarRef && cx.isGenerated(e->var) &&
-        !cx.isShadow(e->var))
+        !cx.isShadow(e->var) && !counters.count(e->var))
       ok = false; // a temporary not folded in
     if (e->kind == Expr::VarRef && rb.bodyInts.count(e->var))
       ok = false; // an integer of the body not substituted
@@ -397,21 +479,38 @@ bool mentionsVar(const ExprP &e, const Var *v) {
 /// as it was otherwise (`fallback`).  The sums change order, not terms:
 /// each (iteration, term) pair of the scatter is one (target, term) pair
 /// of the gather.
-bool nestGatherForm(const GatherContext &cx, const std::vector<NestLevel> &nest,
-                    const Block &body, const Stmt &primal,
-                    const StmtP &fallback, Block &out) {
-  const size_t D = nest.size();
+bool nestGatherForm(const GatherContext &cx,
+                    const std::vector<NestLevel> &levels, const Block &body,
+                    const Stmt &primal, const StmtP &fallback, Block &out) {
+  const size_t D = levels.size();
   if (D < 2)
     return false;
   ReversedBody rb;
   if (!parseReversed(cx, primal, body, rb) || rb.accs.empty())
     return false;
+  // The gather's loops declare their counters; a counter of the function
+  // (`int i, j;` at its top) gets a loop variable of its own instead.
+  std::vector<NestLevel> nest = levels;
+  for (NestLevel &l : nest) {
+    if (l.v->declaredInForInit)
+      continue;
+    Var *t = cx.newVar(l.v->name, intCType());
+    t->declaredInForInit = true;
+    auto rename = [&](ExprP &e) { e = replaceVar(e, l.v, mkVar(t)); };
+    for (ReversedBody::Acc &a : rb.accs) {
+      rename(a.index);
+      rename(a.e);
+    }
+    for (ExprP &z : rb.zeros)
+      rename(z);
+    l.v = t;
+  }
   std::set<const Var *> loops;
   for (const NestLevel &l : nest)
     loops.insert(l.v);
   // A box: no bound mentions a counter of the nest.
-  for (const NestLevel &l : nest)
-    for (const NestLevel &q : nest)
+  for (const NestLevel &l : levels)
+    for (const NestLevel &q : levels)
       if (mentionsVar(l.lo, q.v) || mentionsVar(l.hi, q.v))
         return false;
   // Each index as strides times (counter + offset), one counter of the
@@ -529,7 +628,13 @@ bool nestGatherForm(const GatherContext &cx, const std::vector<NestLevel> &nest,
       check = check ? mkBinary("&&", check, c) : c;
     zeroed.insert(printExpr(z));
   }
-  auto atZero = [&](const ExprP &e) { return zeroed.count(printExpr(e)) > 0; };
+  // (An adjoint that the body neither accumulates into nor zeroes, as the
+  // seed of `out += ...`, is the same for every iteration: any element.)
+  auto atZero = [&](const ExprP &e) {
+    Var *a = e->ops[0]->var;
+    return zeroed.count(printExpr(e)) > 0 ||
+           (!written.count(a) && !zeroArrays.count(a));
+  };
   std::vector<const ExprP *> exprs;
   for (const Term &t : terms)
     exprs.push_back(&t.e);
@@ -537,7 +642,10 @@ bool nestGatherForm(const GatherContext &cx, const std::vector<NestLevel> &nest,
     exprs.push_back(&a.e);
     exprs.push_back(&a.index);
   }
-  if (!readsAllowed(cx, rb, written, atZero, exprs))
+  std::set<Var *> counters;
+  for (const NestLevel &l : nest)
+    counters.insert(l.v);
+  if (!readsAllowed(cx, rb, written, atZero, exprs, counters))
     return false;
 
   std::vector<long long> omin(D), omax(D);

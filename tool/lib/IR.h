@@ -177,6 +177,9 @@ struct Expr {
   // Opaque: an integer constant expression kept as written (a macro such
   // as N, sizeof, an enumerator), whose value never changes.
   bool intConstant = false;
+  // Its value, where clang could evaluate it (RADIUS of a stencil).
+  bool hasIntValue = false;
+  long long intValue = 0;
   // Opaque: an MPI datatype that is not a predefined one (made by
   // MPI_Type_vector, _indexed, _create_subarray, ... or passed in).  Rules
   // that declare `derived DATATYPE` take it; libmpiad checks at run time

@@ -1412,10 +1412,14 @@ public:
     r->loopCmp = cmp;
     r->loopStep = s->loopStep > 0 ? -1 : 1;
     // A loop of a perfect nest that may be gathered as a whole: counted
-    // up, its own counter, fixed bounds, nothing recorded around it.
-    bool nestable = !kernel && s->loopStep > 0 && i->declaredInForInit &&
-                    rev.empty() && rangeBefore.empty() && rangeAfter.empty() &&
-                    !initTaped && !zeroAfter.count(s.get());
+    // up, fixed bounds, nothing recorded around it.  Its counter may be a
+    // variable of the function (PRK's `int i, j;`): the gather counts with
+    // loop variables of its own, and a read of the counter after the
+    // reversed loop would need its value from before the loop, which the
+    // tape restores (initTaped), not the reversed loop's last one.
+    bool nestable = !kernel && s->loopStep > 0 && rev.empty() &&
+                    rangeBefore.empty() && rangeAfter.empty() && !initTaped &&
+                    !zeroAfter.count(s.get());
     const NestRecord *child = nullptr;
     if (nestable && s->body.size() == 1 && s->body[0]->kind == Stmt::For) {
       auto c = nests.find(s->body[0].get());

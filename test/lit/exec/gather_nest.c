@@ -18,7 +18,10 @@
 //    them: no gather over the nest;
 //  - first: the first term's index holds the row stride with an offset,
 //    (i - 1) * ys (a term was dropped when the strides were learnt in the
-//    order of the terms).
+//    order of the terms);
+//  - radial: PRK's form, counters of the function, the arms as loops of a
+//    constant trip count over a macro radius (unrolled), `w +=` (its seed
+//    read at any element, never zeroed).
 // The seeds of the points outside the box are not zero (the objective
 // reads every point).  Checked at 1-4 ranks against central differences,
 // forward against reverse by the dot-product test.
@@ -55,6 +58,12 @@
 // GEN-LABEL: double first_b(
 // GEN: for (int j = 0; j <= ny - 1; j++) {
 // GEN-NEXT: u_b[i * ys + j] += 1.5 * w_b[(i + 1) * ys + j] + 1.25 * w_b[i * ys + j] + 0.125 * w_b[(i - 1) * ys + j];
+// GEN-LABEL: double radial_b(
+// GEN: reverse of the stencil nest over i2, j2, as a gather over the whole nest
+// GEN-NEXT: for (int i2 = RAD - 2; i2 <= nx + RAD + 1; i2++) {
+// GEN-NEXT: if (i2 >= RAD + 2 && i2 <= nx + RAD - 3) {
+// GEN: for (int j2 = RAD + 2; j2 <= ny + RAD - 3; j2++) {
+// GEN-NEXT: u_b[(i2 + 0) * ys + j2] += 0.2 * 2 * w_b[i2 * ys + (j2 - 2)] +
 // GEN-LABEL: double overlap_b(
 // GEN: if (1 <= nr && 1 <= nx && ys >= nr) {
 // GEN-LABEL: double cols_b(
@@ -141,6 +150,35 @@ double first(const double *x, int nx, int ny) {
   return s;
 }
 
+/* PRK's form: counters declared once for the function, the stencil's arms
+ * as loops of a constant trip count over a macro radius, and `out +=` (the
+ * seed of out is read, never zeroed) */
+#define RAD 2
+#pragma mpiad differentiate wrt(x) varying(x)
+#pragma mpiad differentiate forward wrt(x) varying(x)
+double radial(const double *x, int nx, int ny) {
+  int i, j, ii;
+  int ys = ny + 2 * RAD, m = (nx + 2 * RAD) * ys;
+  double *u = malloc(m * sizeof(double)), *w = malloc(m * sizeof(double));
+  for (i = 0; i < m; i++)
+    u[i] = sin(x[i]) + 0.01 * i;
+  for (i = 0; i < m; i++)
+    w[i] = 0.5 * u[i];
+  for (i = RAD; i < nx + RAD; i++)
+    for (j = RAD; j < ny + RAD; j++) {
+      for (ii = -RAD; ii <= RAD; ii++)
+        w[i * ys + j] += (0.3 + 0.1 * ii) * u[(i + ii) * ys + j];
+      for (ii = 1; ii <= RAD; ii++)
+        w[i * ys + j] += 0.2 * ii * u[i * ys + j + ii] - 0.15 * u[i * ys + j - ii];
+    }
+  double s = 0.0;
+  for (i = 0; i < m; i++)
+    s += w[i] * w[i] * (i % 3 + 1);
+  free(u);
+  free(w);
+  return s;
+}
+
 /* rows of nr points, ys = nr - 2 apart: consecutive rows share points */
 #pragma mpiad differentiate wrt(x) varying(x)
 #pragma mpiad differentiate forward wrt(x) varying(x)
@@ -203,8 +241,10 @@ static double call(const ctx_t *c) {
     return overlap(c->x, c->nx, c->ny);
   case 3:
     return cols(c->x, c->nx, c->ny);
-  default:
+  case 4:
     return first(c->x, c->nx, c->ny);
+  default:
+    return radial(c->x, c->nx, c->ny);
   }
 }
 
@@ -216,14 +256,16 @@ int main(int argc, char **argv) {
   /* which, nx, ny, nz */
   const int cases[][4] = {{0, 4, 3, 1}, {0, 3, 4, 2}, {0, 5, 4, 3}, {0, 4, 4, 4},
                           {0, 1, 1, 1}, {1, 5, 6, 0}, {1, 2, 2, 0}, {1, 7, 3, 0},
-                          {2, 4, 5, 0}, {3, 4, 5, 0}, {4, 4, 3, 0}};
+                          {2, 4, 5, 0}, {3, 4, 5, 0}, {4, 4, 3, 0},
+                          {5, 5, 4, 0}, {5, 1, 3, 0}};
   int ncases = sizeof cases / sizeof cases[0];
   for (int q = 0; q < ncases; q++) {
     int which = cases[q][0], nx = cases[q][1], ny = cases[q][2], nz = cases[q][3];
     int n = which == 0   ? (nz + 2) * (ny + 2) * (nx + 2)
             : which == 1 ? (nx + 3) * (ny + 3)
             : which == 2 ? (nx + 2) * (ny - 2) + ny + 2
-                         : (nx + 2) * (ny + 2); /* cols, first */
+            : which <= 4 ? (nx + 2) * (ny + 2) /* cols, first */
+                         : (nx + 2 * RAD) * (ny + 2 * RAD);
     static double x[MAXM], a[MAXM], dx[MAXM], da[MAXM], x_b[MAXM], a_b[MAXM];
     double t = 0.0;
     memset(x_b, 0, sizeof x_b);
@@ -234,7 +276,8 @@ int main(int argc, char **argv) {
     hx_rand(dx, n, 30 + q, hx_rank_g, -1.0, 1.0);
     if (which == 0)
       hx_rand(da, n, 40 + q, hx_rank_g, -1.0, 1.0);
-    static const char *names[] = {"cube_b", "skew_b", "overlap_b", "cols_b", "first_b"};
+    static const char *names[] = {"cube_b", "skew_b", "overlap_b", "cols_b", "first_b",
+                                  "radial_b"};
     char name[64];
     snprintf(name, sizeof name, "%s %dx%dx%d", names[which], nx, ny, nz);
     switch (which) {
@@ -253,9 +296,13 @@ int main(int argc, char **argv) {
     case 3:
       cols_b(x, x_b, nx, ny, 1.0);
       break;
-    default:
+    case 4:
       first_b(x, x_b, nx, ny, 1.0);
       first_d(x, dx, nx, ny, &t);
+      break;
+    default:
+      radial_b(x, x_b, nx, ny, 1.0);
+      radial_d(x, dx, nx, ny, &t);
       break;
     }
     hx_tape(name);
