@@ -321,21 +321,8 @@ private:
       Var *t = st.kind == Stmt::Assign ? baseVar(st.lhs) : nullptr;
       if (t == p || (byValue && t && t->fieldOf == p))
         ok = false;
-      auto addr = [&](const ExprP &e) {
-        if (!e)
-          return;
-        visitExpr(e, [&](const Expr &x) {
-          if (x.kind == Expr::AddrOf && baseVar(x.ops[0]) == p)
-            ok = false;
-        });
-      };
-      addr(st.lhs);
-      addr(st.rhs);
-      addr(st.cond);
-      for (const ExprP &c : st.comm.args)
-        addr(c);
     });
-    return ok;
+    return ok && !addressTaken(cf, p);
   }
 
   /// `e` with the callee's struct parameters (and their field views)

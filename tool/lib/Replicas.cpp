@@ -369,11 +369,8 @@ private:
   static bool allocatesLocal(const Stmt &s) {
     std::set<const Var *> declared;
     bool found = false;
+    collectDecls(s, declared);
     Block one{std::make_shared<Stmt>(s)};
-    walk(one, [&](Stmt &x, const WalkCtx &) {
-      if (x.kind == Stmt::Decl)
-        declared.insert(x.var);
-    });
     walk(one, [&](Stmt &x, const WalkCtx &) {
       if (allocStmt(x) &&
           declared.count(x.kind == Stmt::Decl ? x.var : x.lhs->var))
@@ -420,10 +417,14 @@ private:
   std::set<const Var *> wholeDecls;
   void declaredWithin(const Stmt &s) {
     wholeDecls.clear();
+    collectDecls(s, wholeDecls);
+  }
+  /// Adds the variables declared in s (at any depth) to `into`.
+  static void collectDecls(const Stmt &s, std::set<const Var *> &into) {
     Block one{std::make_shared<Stmt>(s)};
     walk(one, [&](Stmt &x, const WalkCtx &) {
       if (x.kind == Stmt::Decl)
-        wholeDecls.insert(x.var);
+        into.insert(x.var);
     });
   }
   void checkWhole(const Stmt &s, int loops) {
@@ -721,11 +722,7 @@ private:
   /// m2 = outer && !C.
   void maskBranch(const StmtP &s, Var *outer, Block &out) {
     clang::SourceLocation at = s->loc;
-    Block one{s};
-    walk(one, [&](Stmt &x, const WalkCtx &) {
-      if (x.kind == Stmt::Decl)
-        maskedDecls.insert(x.var);
-    });
+    collectDecls(*s, maskedDecls);
     ExprP on = mkCond(s->cond, mkInt(1), mkInt(0));
     if (outer)
       on = mkCond(mkVar(outer), on, mkInt(0));
@@ -768,11 +765,7 @@ private:
   /// same number of calls.
   void maskLoop(const StmtP &s, Var *outer, Block &out) {
     clang::SourceLocation at = s->loc;
-    Block one{s};
-    walk(one, [&](Stmt &x, const WalkCtx &) {
-      if (x.kind == Stmt::Decl)
-        maskedDecls.insert(x.var);
-    });
+    collectDecls(*s, maskedDecls);
     // break and continue are flags by now (Normalize.cpp): a replica that
     // breaks clears its flag, which the condition tests.  The condition
     // is evaluated once per replica and iteration.
