@@ -142,3 +142,19 @@ double palloc(const double *w) {
     free(p);
   return s;
 }
+
+// Such a block is one for all replicas: its size may not depend on them.
+#pragma mpiad differentiate wrt(w) varying(w) replicas(w[2])
+double asz(const double *w) {
+  double s = 0.0;
+  if (w[0] > 0.5) {
+    int k = (int)(4.0 * w[1]) + 1;
+// CHECK: replicas.c:[[@LINE+1]]:13: error: replicas: an allocation whose size depends on per-replica values, in a branch that some replicas take; allocate the largest size any replica needs
+    double *b = malloc(k * sizeof(double));
+    for (int i = 0; i < k; i++)
+      b[i] = w[0] * i;
+    s = b[k - 1];
+    free(b);
+  }
+  return s;
+}
