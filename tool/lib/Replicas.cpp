@@ -705,7 +705,7 @@ private:
       }
       if (controlRep(*x)) {
         declaredWithin(*x);
-        checkWhole(*x, 1); // a loop with per-replica control: the error
+        checkWhole(*x, 1); // another statement with per-replica control
         continue;
       }
       // Shared control: the loop or branch runs for every replica, its
