@@ -133,20 +133,7 @@ bool isElementOf(const ExprP &e, const Var *v) {
          e->ops[0]->var == v;
 }
 
-bool isFreeOf(const Stmt &s, const Var *v) {
-  return s.kind == Stmt::ExprStmt && s.rhs->kind == Expr::Call &&
-         s.rhs->text == "free" && s.rhs->ops.size() == 1 &&
-         s.rhs->ops[0]->kind == Expr::VarRef && s.rhs->ops[0]->var == v;
-}
-
-bool hasJump(const Block &b) {
-  bool found = false;
-  walk(b, [&](Stmt &s, const WalkCtx &) {
-    found |= s.kind == Stmt::Break || s.kind == Stmt::Continue ||
-             s.kind == Stmt::Return;
-  });
-  return found;
-}
+bool isFreeOf(const Stmt &s, const Var *v) { return freedVar(s) == v; }
 
 /// The element count of `p = malloc(N * sizeof(T))` / calloc(N,
 /// sizeof(T)) as an expression.

@@ -99,15 +99,6 @@ bool usesVariables(const Stmt &s) {
   return any;
 }
 
-bool jumpsOut(const Block &b) {
-  bool found = false;
-  walk(b, [&](Stmt &s, const WalkCtx &) {
-    found |= s.kind == Stmt::Return || s.kind == Stmt::Break ||
-             s.kind == Stmt::Continue;
-  });
-  return found;
-}
-
 /// A same-file allocation wrapper: its allocation (malloc, calloc or
 /// realloc, in the wrapper's parameters) and what it does when that is
 /// NULL (statements that use none of its variables, with no return, break
@@ -213,7 +204,7 @@ bool allocationWrapper(const Function &cf, AllocWrapper &out) {
       if (alloc && failure.empty() && !codes.empty() && failurePath(*s))
         continue;
       if (!alloc || !failure.empty() || !isNullTest(s->cond) ||
-          !s->elseBody.empty() || s->body.empty() || jumpsOut(s->body))
+          !s->elseBody.empty() || s->body.empty() || hasJump(s->body))
         return false;
       for (const StmtP &x : s->body)
         if (usesVariables(*x))

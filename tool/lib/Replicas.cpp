@@ -645,10 +645,7 @@ private:
       // The free() of a block this block allocated for every replica
       // runs for every replica too (a helper's buffer in a masked loop is
       // allocated and freed once per iteration).
-      if (x->kind == Stmt::ExprStmt && x->rhs &&
-          x->rhs->kind == Expr::Call && x->rhs->text == "free" &&
-          x->rhs->ops.size() == 1 && x->rhs->ops[0]->kind == Expr::VarRef &&
-          allocated.count(x->rhs->ops[0]->var)) {
+      if (Var *f = freedVar(*x); f && allocated.count(f)) {
         open = nullptr;
         out.push_back(x);
         continue;

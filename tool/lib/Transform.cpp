@@ -1,5 +1,6 @@
 //===- Transform.cpp - Small builders shared by reverse and forward mode --===//
 #include "Transform.h"
+#include "Analysis.h"
 #include "Backend.h"
 
 #include <algorithm>
@@ -387,6 +388,23 @@ ExprP unaligned(const ExprP &rhs) {
       (c->text != "aligned_alloc" && c->text != "memalign"))
     return rhs;
   return plainAllocation(c->ops[1]);
+}
+
+bool hasJump(const Block &b) {
+  bool found = false;
+  walk(b, [&](Stmt &s, const WalkCtx &) {
+    found |= s.kind == Stmt::Break || s.kind == Stmt::Continue ||
+             s.kind == Stmt::Return;
+  });
+  return found;
+}
+
+Var *freedVar(const Stmt &s) {
+  if (s.kind != Stmt::ExprStmt || !s.rhs || s.rhs->kind != Expr::Call ||
+      s.rhs->text != "free" || s.rhs->ops.size() != 1 ||
+      s.rhs->ops[0]->kind != Expr::VarRef)
+    return nullptr;
+  return s.rhs->ops[0]->var;
 }
 
 } // namespace mpiad

@@ -40,6 +40,10 @@ ExprP plusConst(const ExprP &e, long long k);
 /// in order and keyed by its text (`key`) for comparisons.
 bool splitAffine(const ExprP &idx, const Var *i, ExprP &base, std::string &key,
                  long long &c);
+/// Does the block hold a return, break or continue (at any depth)?
+bool hasJump(const Block &b);
+/// The variable v of a statement `free(v);`, or null.
+Var *freedVar(const Stmt &s);
 /// `posix_memalign(&p, align, n)` (its pointer argument below casts): p,
 /// and the byte count n; null if `call` is not such a call.
 Var *alignedAllocation(const ExprP &call, ExprP &bytes);

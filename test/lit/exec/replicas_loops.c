@@ -41,6 +41,14 @@
 // GEN: mpiad_mask_3[r] = 1;
 // GEN: if (mpiad_mask_4) {
 // GEN-NEXT: j[r] = 0;
+// GEN: tmp = malloc(R * ((size_t)nl * sizeof(double)));
+// GEN: free(tmp);
+// GEN: while (mpiad_replica_any(mpiad_mask_{{[0-9]+}}, R)) {
+// GEN: tmp_2 = malloc(R * ((size_t)nl * sizeof(double)));
+// GEN: free(tmp_2);
+// GEN: /* free(buf) after the replicas are done, at the end */
+// GEN: free(buf);
+// GEN-NEXT: free(buf_d);
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>

@@ -37,6 +37,11 @@
 // GEN-NEXT: if (mpiad_mask[r] == 0) {
 // GEN-NEXT: t_d[r] = mpiad_keep_d[r];
 // GEN-NEXT: t[r] = mpiad_keep[r];
+// GEN: buf = malloc(R * (2 * sizeof(double)));
+// GEN: MPI_Allreduce(buf, tb, R * 2, MPI_DOUBLE, MPI_SUM, comm);
+// GEN: free(buf);
+// GEN: sq = malloc(R * (NL * sizeof(double)));
+// GEN: free(sq);
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
