@@ -139,6 +139,7 @@ class Prog:
         # phases, so the rest of the program is the same.
         self.rng9 = random.Random(seed * 86028121 + 47)
         self.rng10 = random.Random(seed * 15487469 + 53)
+        self.rng11 = random.Random(seed * 32452843 + 59)
 
     # ---- emission --------------------------------------------------------
     def emit(self, s):
@@ -1087,6 +1088,39 @@ class Prog:
         self.emit("free(%s);" % g)
         self.emit("free(%s);" % h)
 
+    def st_layer(self):
+        """A dense layer of one unit per point: a local accumulated, then
+        squashed by tanh, exp, sqrt or cbrt (whose derivative is a function
+        of the value: CallHoist.cpp), inside a product, in the user's own
+        local, or read elsewhere too.  Drawn from rng11 only."""
+        R11 = self.rng11
+        self.tmp += 1
+        q = self.tmp
+        act = R11.choice(["tanh(0.25 * a%d)", "exp(-0.5 * a%d * a%d)",
+                          "sqrt(1.5 + a%d * a%d)", "cbrt(1.5 + a%d * a%d)"])
+        call = act.replace("%d", str(q))
+        form = R11.choice(["product", "product", "local", "shared", "overwrite"])
+        self.features.add("layer: %s, %s" % (call.split("(")[0], form))
+        t = R11.choice(self.tvars)[0]
+        c = lambda: R11.choice(CONSTS)
+        self.emit("for (int i = 0; i < n; i++) {")
+        self.emit("  double a%d = %s * x[i];" % (q, c()))
+        self.emit("  for (int j = 0; j < 3; j++)")
+        self.emit("    a%d += x[(i + j) %% n] * %s;" % (q, c()))
+        if form == "product":
+            self.emit("  %s += %s * x[(i + 1) %% n] * %s;" % (t, c(), call))
+        elif form == "local":
+            self.emit("  double v%d = %s;" % (q, call))
+            self.emit("  %s += %s * v%d * v%d;" % (t, c(), q, q))
+        elif form == "shared":  # a read outside the call: nothing hoisted
+            self.emit("  %s += %s * %s + 0.125 * a%d;" % (t, c(), call, q))
+        else:  # the value overwritten before its reverse reads it
+            self.emit("  double v%d = %s;" % (q, call))
+            self.emit("  %s += %s * v%d;" % (t, c(), q))
+            self.emit("  v%d = x[i] * %s;" % (q, c()))
+            self.emit("  %s += v%d * v%d;" % (t, q, q))
+        self.emit("}")
+
     def st_gupdate(self):
         """A replicated scalar computed from replicated values, at the top level."""
         g = "g%d" % (self.tmp + 1)
@@ -1282,6 +1316,8 @@ class Prog:
                 self.st_toplevel()
             if self.rng9.random() < 0.3:
                 self.st_nest()
+            if self.rng11.random() < 0.3:
+                self.st_layer()
             if R.random() < 0.7:
                 self.st_comm()
             if R.random() < 0.3 and self.gvars:

@@ -66,6 +66,7 @@ struct Request {
 };
 
 class Frontend;
+class RuleSet;
 
 /// Every effect of one statement (not descending into nested blocks).
 std::vector<Effect> effectsOf(const Stmt &s, const Frontend &fe);
@@ -169,6 +170,10 @@ std::string batchedComment(const Function &F, const Annotation &ann,
                            const std::string &name);
 
 bool normalize(Function &f, const Frontend &fe, Diag &diag);
+/// Calls whose derivative is a function of their value (tanh, exp, sqrt,
+/// cbrt: read from the rules) get a local of their own, marked resultRead,
+/// where that frees their argument from the tape (CallHoist.cpp).
+void hoistResultCalls(Function &F, const RuleSet &rules);
 /// Is `s` a counted loop `for (i = lo; i < hi; i++)` (or <=, or counting
 /// down with > / >=) whose body changes neither i nor the variables of lo and
 /// hi?  Then fills its loopVar, loopLo, loopHi, loopCmp and loopStep.  The
@@ -209,6 +214,9 @@ analyzeReplication(Function &f, const Request &req, const Frontend &fe,
 /// and data (by alias class root).
 struct ReverseReads {
   std::set<Var *> ptr, data;
+  // Alias roots whose value right after the statement (not before it) its
+  // reverse reads: the target of a `resultRead` assignment.
+  std::set<Var *> post;
 };
 /// Marks `reverseRead` from the variables a dry-run reverse sweep reads,
 /// counts assignments (for isStable), and decides `hoisted`.

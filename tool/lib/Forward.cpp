@@ -50,6 +50,7 @@ public:
     failed = true;
   }
 
+  int callTemps = 0; // temporaries of CallReuse.cpp
   std::string unique(const std::string &want) {
     std::string n = want;
     for (int i = 2; taken.count(n); ++i)
@@ -298,6 +299,18 @@ public:
     else if (d)
       out.push_back(mkAssign(td(s->lhs), s->op, d));
     out.push_back(s);
+    // `y_d = x_d * (1.0 - tanh(x) * tanh(x)); y = tanh(x);`: one tanh
+    // (CallReuse.cpp).  The tangent writes no primal value, and the primal
+    // statement reads its right side before it writes.
+    reuseCalls(
+        out, [this](const std::string &fn) { return M.rules_.math(fn) != nullptr; },
+        [this](Scalar type) {
+          CType t;
+          t.elem = type == Scalar::Float ? Scalar::Float : Scalar::Double;
+          t.base = t.elemName();
+          return F.newVar(unique("mpiad_t" + std::to_string(++callTemps)), t,
+                          Var::Synthetic);
+        });
     return out;
   }
 

@@ -297,6 +297,10 @@ struct Stmt {
   // A loop over the replicas, `for (r = 0; r < R; r++)`: the batched
   // function returns at once when R < 1, so it runs at least once.
   bool replicaLoop = false;
+  // `t = tanh(a)` marked by CallHoist.cpp: the reverse computes the call's
+  // derivative from the value it assigned (`1.0 - t * t`), read before the
+  // statement's record is popped, instead of calling tanh again.
+  bool resultRead = false;
 };
 
 StmtP mkAssign(ExprP lhs, const std::string &op, ExprP rhs);

@@ -184,6 +184,21 @@ public:
     return mkVar(rootVar);
   }
 
+  /// Is fn a math function with a derivative rule (pure, as far as the
+  /// generated code is concerned)?
+  std::function<bool(const std::string &)> mathCall() const {
+    return [this](const std::string &fn) { return M.rules_.math(fn) != nullptr; };
+  }
+  /// A temporary for the value of a math call (CallReuse.cpp).
+  Var *callTemp(Scalar type) {
+    CType t = doubleType();
+    if (type == Scalar::Float) {
+      t.elem = Scalar::Float;
+      t.base = "float";
+    }
+    return newSynth("mpiad_t" + std::to_string(++tmpCount), t);
+  }
+
   ExprP spill(const ExprP &seed, Block &out) {
     if (isSimple(seed))
       return seed;
@@ -193,6 +208,8 @@ public:
   }
 
   Var *curLhs = nullptr; // target of the statement being reversed
+  // The resultRead assignments whose reverse reads the value they assigned.
+  std::set<const Stmt *> resultReads;
 
   void contribute(const ExprP &lv, Var *target, ExprP seed, Block &out) {
     // An exact replicated adjoint flowing into a partial one: count it once.
@@ -702,6 +719,12 @@ public:
         if (Var *c = baseVar(
                 s->comm.args[s->comm.rule->argIndex(s->comm.rule->creates)]))
           r.data.erase(aliasRoot(F, c));
+      // `t = tanh(a)`: the reverse reads t as assigned (CallHoist.cpp).
+      if (resultReads.count(s.get())) {
+        Var *root = aliasRoot(F, baseVar(s->lhs));
+        r.data.erase(root);
+        r.post.insert(root);
+      }
       (*recordReads)[s.get()] = r;
     }
     return p;
@@ -857,7 +880,12 @@ public:
     if (t && s->tapeSet.count(t))
       fwd.push_back(push(s->lhs));
     fwd.push_back(s);
-    if (t && s->tapeSet.count(t))
+    // `t = tanh(a)` marked by CallHoist.cpp: the derivative reads the value
+    // assigned (t), so the old value is popped after the contributions.
+    bool result = t && t->active && s->resultRead && s->op == "=" &&
+                  s->lhs->isFloating() && s->rhs->kind == Expr::Call &&
+                  M.rules_.math(s->rhs->text) && !readsTarget(s->rhs, t);
+    if (t && s->tapeSet.count(t) && !result)
       rev.push_back(pop(s->lhs));
     if (t && t->active && s->lhs->isFloating()) {
       curLhs = t;
@@ -875,21 +903,33 @@ public:
         rev.push_back(mkDecl(tmp, lb));
         seed = mkVar(tmp);
       }
+      Block contrib; // the right side's contributions
       if (s->op == "=") {
         if (!activeIn(s->rhs)) {
           rev.push_back(mkAssign(lb, "=", mkInt(0)));
         } else if (seed != lb) {
           rev.push_back(mkAssign(lb, "=", mkInt(0)));
-          propagate(s->rhs, seed, rev);
+          propagate(s->rhs, seed, contrib);
         } else {
-          propagate(s->rhs, lb, rev);
-          rev.push_back(mkAssign(lb, "=", mkInt(0)));
+          propagate(s->rhs, lb, contrib);
+          contrib.push_back(mkAssign(lb, "=", mkInt(0)));
         }
       } else if (s->op == "+=") {
-        propagate(s->rhs, seed, rev);
+        propagate(s->rhs, seed, contrib);
       } else if (s->op == "-=") {
-        propagate(s->rhs, neg(seed), rev);
+        propagate(s->rhs, neg(seed), contrib);
       }
+      if (result) {
+        std::string call = printExpr(s->rhs);
+        for (StmtP &c : contrib)
+          if (c->kind == Stmt::Assign || c->kind == Stmt::Decl)
+            c = replaceCalls(c, call, s->lhs);
+        resultReads.insert(s.get());
+      }
+      reuseCalls(contrib, mathCall(), [&](Scalar type) { return callTemp(type); });
+      append(rev, contrib);
+      if (result && s->tapeSet.count(t))
+        rev.push_back(pop(s->lhs));
       curLhs = nullptr;
     }
     return {fwd, rev};
@@ -2233,6 +2273,7 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   inlineCommunicatingCallees(F, M.fe_, diag, R.ann.batched);
   if (!normalize(F, M.fe_, diag))
     return false;
+  hoistResultCalls(F, M.rules_);
   // replicas(...): batched after normalization (its flags replace early
   // returns, break and continue), normalized again for the loops it adds.
   if (R.ann.batched && (!batchReplicas(F, R.ann, M.fe_, diag) ||

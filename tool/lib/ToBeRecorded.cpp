@@ -135,6 +135,10 @@ private:
     }
     remove(S.gen.ptr, S.kill.ptr);
     remove(S.gen.data, S.kill.data);
+    // The value after the statement, read by its own reverse: live from
+    // here on, whatever the statement killed.
+    if (it != reads.end())
+      insert(S.gen.data, it->second.post);
     return S;
   }
 
@@ -213,7 +217,8 @@ private:
             bool found = false;
             walk({b[k]}, [&](Stmt &x, const WalkCtx &) {
               auto it = reads.find(&x);
-              if (it != reads.end() && it->second.data.count(z))
+              if (it != reads.end() &&
+                  (it->second.data.count(z) || it->second.post.count(z)))
                 found = true;
             });
             if (found)
@@ -230,7 +235,8 @@ private:
         continue;
       Var *z = t->lhs->ops[0]->var;
       if (z->replicaCount && z->replicaCount == s.loopHi->var &&
-          !readsItself(*t, z) && !readLater(s.body, k + 1, z))
+          !readsItself(*t, z) && !readsResult(*t, z) &&
+          !readLater(s.body, k + 1, z))
         out.insert(z);
     }
     return out;
@@ -276,11 +282,20 @@ private:
       else if (killsData(s, e))
         R.data.erase(t);
     }
+    // A resultRead assignment's reverse reads the value it assigned: later
+    // writes must record it.
+    if (it != reads.end())
+      R.data.insert(it->second.post.begin(), it->second.post.end());
   }
 
   bool readsItself(const Stmt &s, Var *t) {
     auto it = reads.find(&s);
     return it != reads.end() && it->second.data.count(t);
+  }
+  /// Does the statement's reverse read the value it assigned to t?
+  bool readsResult(const Stmt &s, Var *t) {
+    auto it = reads.find(&s);
+    return it != reads.end() && it->second.post.count(t);
   }
 
   static void join(ReverseReads &into, const ReverseReads &from) {

@@ -92,6 +92,14 @@ bool carriesDerivative(const ExprP &e);
 /// `base(v)` (the shadow in reverse mode, the tangent in forward mode):
 /// `x[i]` -> `x_b[i]`, `&s` -> `&s_b`, `p + k` -> `p_b + k`.
 ExprP rebase(const ExprP &e, const std::function<Var *(Var *)> &base);
+/// The statements of one primal statement's reverse or tangent, with each
+/// call of a `pure` function that occurs more than once at their top level
+/// computed once, into a temporary made by `temp` (CallReuse.cpp).
+void reuseCalls(Block &b, const std::function<bool(const std::string &)> &pure,
+                const std::function<Var *(Scalar)> &temp);
+/// s with every call printed as `call` in its sides replaced by `by`
+/// (CallReuse.cpp); s itself when there is none.
+StmtP replaceCalls(const StmtP &s, const std::string &call, const ExprP &by);
 
 } // namespace mpiad
 

@@ -7,7 +7,7 @@
 // loss_b on replica r.  Perturbing replica 1 leaves replicas 0 and 2 bitwise
 // unchanged.  loss_bv makes as many collective calls as one loss_b (R-fold
 // fewer than R calls of loss_b), records no more per replica than loss_b
-// (z[r] once per sample, when the loop over replicas refills it, not at each
+// (tanh(z[r]) once per sample, CallHoist.cpp, and no z[r] at the
 // `z[r] +=`), and leaves the tape empty.  R = 1 gives loss_b's results.
 // RUN: %mpiad-cc %s %S/../Inputs/pmpi_count.c -I%S/../Inputs -lm -o %t
 // RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
@@ -20,12 +20,13 @@
 // GEN: No replica reads another replica's values
 // GEN: static void mpiad_loss_bv(int R, const double *w, double *w_b, const double *X, const double *y, int n, int d, MPI_Comm comm, double *loss_val, double *loss_val_b)
 // GEN: w_rep[k * R + r] = w[r * (d + 1) + k];
-// GEN: mpiad_push_f64_array(&z[0], R > 0 ? R : 0);
-// GEN-NEXT: for (int r = 0; r < R; r++) {
-// GEN-NEXT: /* z: one value per replica, z[r] */
+// GEN: /* z: one value per replica, z[r] */
 // GEN-NEXT: z[r] = w_rep[d * R + r];
 // GEN-NOT: mpiad_push
 // GEN: z[r] += X[i * d + j] * w_rep[j * R + r];
+// GEN-NOT: mpiad_push_f64_array(&z
+// GEN: mpiad_push_f64(mpiad_h1);
+// GEN-NEXT: mpiad_h1 = tanh(z[r]);
 // GEN: MPI_Allreduce(MPI_IN_PLACE, l, R, MPI_DOUBLE, MPI_SUM, comm);
 // GEN: /* reverse sweep */
 // GEN-NOT: MPI_Allreduce
