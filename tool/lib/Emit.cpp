@@ -314,6 +314,20 @@ public:
                                 "followed by a function definition");
         continue;
       }
+      if (cuda && !pr.ann.replicas.empty()) {
+        // The replica axis is not mapped onto the grid yet: say so, rather
+        // than fail later on what batching made of the parallel loops.
+        std::string gen = !pr.ann.name.empty()
+                              ? pr.ann.name
+                              : fd->getNameAsString() +
+                                    (pr.ann.reverse ? "_b" : "_d");
+        diag.error(pr.ann.replicas.front().second,
+                   "replicas(...) is not supported with --target=cuda yet: " +
+                       gen + "v runs on the host only; generate it from a "
+                       "file compiled without --target=cuda, or call " + gen +
+                       " once per replica");
+        continue;
+      }
       if (cuda && marked.insert(fd).second) {
         // The primal runs on the GPU too: it replaces the C definition.
         Generated primal;

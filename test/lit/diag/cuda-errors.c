@@ -4,7 +4,8 @@
 // that libmpiad_gpu has no device version of (MPI_Scan, a derived datatype
 // on device buffers), statements that
 // must stay on the host but read device memory, a parallel pragma without
-// its loop, and checkpointed loops.
+// its loop, checkpointed loops, and independent replicas (replicas(...):
+// the replica axis is not mapped onto the grid).
 // One case per run (the first error stops the generation of the file).
 // RUN: not %mpiad-emit --target=cuda -DRECORD %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=RECORD
 // RUN: not test -e %t.cu
@@ -15,6 +16,7 @@
 // RUN: not %mpiad-emit --target=cuda -DRETURN %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=RETURN
 // RUN: not %mpiad-emit --target=cuda -DCHECKPOINT %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=CHECKPOINT
 // RUN: not %mpiad-emit --target=cuda -DDANGLING %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=DANGLING
+// RUN: not %mpiad-emit --target=cuda -DREPLICAS %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=REPLICAS
 // RUN: not test -e %t.cu
 #include <mpi.h>
 #include <math.h>
@@ -114,3 +116,18 @@ void relax(double *u, int n, int nt) {
 }
 #endif
 // CHECKPOINT: cuda-errors.c:[[@LINE-8]]:1: error: '#pragma mpiad checkpoint' is not supported on the CUDA target yet: its snapshots are host copies
+
+#ifdef REPLICAS
+#pragma mpiad differentiate wrt(w) replicated(w, n) varying(X, y) replicas(w, y)
+double fit(const double *w, const double *X, const double *y, int n, MPI_Comm comm) {
+  double l = 0.0;
+#pragma mpiad parallel
+  for (int i = 0; i < n; i++) {
+    double e = tanh(X[i] * w[0] + w[1]) - y[i];
+    l += e * e;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &l, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return l / 2.0;
+}
+#endif
+// REPLICAS: cuda-errors.c:[[@LINE-12]]:76: error: replicas(...) is not supported with --target=cuda yet: fit_bv runs on the host only; generate it from a file compiled without --target=cuda, or call fit_b once per replica
