@@ -403,8 +403,21 @@ public:
     }
     againBefore = outerAgain;
     append(out.second, redo);
-    for (const StmtP &s : again)
-      out.second.push_back(mkAssign(s->lhs, "=", s->rhs));
+    // Only what the reverse of the block reads is computed again (a local
+    // read by a call whose value is now recorded, CallHoist.cpp, is not).
+    std::set<Var *> used;
+    referenced(redo, used);
+    for (const Block &r : revs)
+      referenced(r, used);
+    std::vector<bool> keep(again.size(), false);
+    for (size_t k = again.size(); k-- > 0;)
+      if (used.count(again[k]->lhs->var)) {
+        keep[k] = true;
+        collectVars(again[k]->rhs, used);
+      }
+    for (size_t k = 0; k < again.size(); ++k)
+      if (keep[k])
+        out.second.push_back(mkAssign(again[k]->lhs, "=", again[k]->rhs));
     for (auto it = revs.rbegin(); it != revs.rend(); ++it)
       for (const StmtP &r : *it)
         if (!repeatsZeroing(out.second, r))

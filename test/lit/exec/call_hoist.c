@@ -33,6 +33,8 @@
 // GEN: t = tanh(a);
 // GEN: mpiad_push_f64(t);
 // GEN-NEXT: t = 3.0 * x[k];
+// GEN: /* reverse sweep */
+// GEN: a_b += t_b * (1.0 - t * t);
 // GEN-LABEL: double Fbranch_b(
 // GEN: mpiad_h{{[0-9]+}} = sqrt(a1);
 // GEN: mpiad_h{{[0-9]+}} = cbrt(a2);
