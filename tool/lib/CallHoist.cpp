@@ -230,24 +230,6 @@ private:
       candidates(o, out);
   }
 
-  ExprP replaceAll(const ExprP &e, const std::string &key, const ExprP &by) {
-    if (!e)
-      return e;
-    if (e->kind == Expr::Call && printExpr(e) == key)
-      return by;
-    bool changed = false;
-    std::vector<ExprP> ops;
-    for (const ExprP &o : e->ops) {
-      ops.push_back(replaceAll(o, key, by));
-      changed |= ops.back() != o;
-    }
-    if (!changed)
-      return e;
-    auto c = std::make_shared<Expr>(*e);
-    c->ops = std::move(ops);
-    return c;
-  }
-
   void block(Block &b) {
     for (size_t k = 0; k < b.size(); ++k) {
       StmtP &s = b[k];
@@ -301,7 +283,7 @@ private:
         before.push_back(decl);
         before.push_back(def);
         auto copy = std::make_shared<Stmt>(*cur);
-        copy->rhs = replaceAll(cur->rhs, printExpr(c), mkVar(h));
+        copy->rhs = replaceCall(cur->rhs, printExpr(c), mkVar(h));
         cur = copy;
       }
       if (before.empty())

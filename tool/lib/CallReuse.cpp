@@ -75,7 +75,9 @@ void countCalls(const ExprP &e, const std::function<bool(const std::string &)> &
     countCalls(o, pure, occ);
 }
 
-/// e with every subtree printed as `key` replaced by `by`.
+} // namespace
+
+/// e with every call printed as `key` replaced by `by`.
 ExprP replaceCall(const ExprP &e, const std::string &key, const ExprP &by) {
   if (!e)
     return e;
@@ -93,6 +95,8 @@ ExprP replaceCall(const ExprP &e, const std::string &key, const ExprP &by) {
   copy->ops = std::move(ops);
   return copy;
 }
+
+namespace {
 
 /// The expressions of a top-level statement that reuseCalls looks into.
 bool reusable(const Stmt &s) {

@@ -97,6 +97,9 @@ ExprP rebase(const ExprP &e, const std::function<Var *(Var *)> &base);
 /// computed once, into a temporary made by `temp` (CallReuse.cpp).
 void reuseCalls(Block &b, const std::function<bool(const std::string &)> &pure,
                 const std::function<Var *(Scalar)> &temp);
+/// e with every call printed as `call` replaced by `by` (CallReuse.cpp);
+/// e itself when there is none.
+ExprP replaceCall(const ExprP &e, const std::string &call, const ExprP &by);
 /// s with every call printed as `call` in its sides replaced by `by`
 /// (CallReuse.cpp); s itself when there is none.
 StmtP replaceCalls(const StmtP &s, const std::string &call, const ExprP &by);
