@@ -208,28 +208,6 @@ private:
     return floating;
   }
 
-  /// The unconditional qualifying calls of e, outer first.
-  void candidates(const ExprP &e, std::vector<ExprP> &out) {
-    if (!e)
-      return;
-    if (qualifies(*e) && sideEffectFree(e, [&](const std::string &f) {
-          return rules.math(f) != nullptr;
-        })) {
-      out.push_back(e);
-      return;
-    }
-    if (e->kind == Expr::Cond) {
-      candidates(e->ops[0], out);
-      return;
-    }
-    if (e->kind == Expr::Binary && (e->text == "&&" || e->text == "||")) {
-      candidates(e->ops[0], out);
-      return;
-    }
-    for (const ExprP &o : e->ops)
-      candidates(o, out);
-  }
-
   void block(Block &b) {
     for (size_t k = 0; k < b.size(); ++k) {
       StmtP &s = b[k];
@@ -263,8 +241,15 @@ private:
         s->resultRead = true;
         continue;
       }
-      std::vector<ExprP> calls;
-      candidates(s->rhs, calls);
+      std::vector<ExprP> calls; // outer first, not those inside them
+      unconditionalCalls(
+          s->rhs,
+          [&](const ExprP &c) {
+            return qualifies(*c) && sideEffectFree(c, [&](const std::string &f) {
+                     return rules.math(f) != nullptr;
+                   });
+          },
+          false, calls);
       StmtP cur = s;
       Block before;
       for (const ExprP &c : calls) {

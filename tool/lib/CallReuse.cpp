@@ -43,41 +43,27 @@
 
 namespace mpiad {
 
-namespace {
-
-struct Occurrences {
-  std::map<std::string, int> count;
-  std::vector<std::pair<std::string, ExprP>> order; // first occurrence first
-};
-
-void countCalls(const ExprP &e, const std::function<bool(const std::string &)> &pure,
-                Occurrences &occ) {
+void unconditionalCalls(const ExprP &e,
+                        const std::function<bool(const ExprP &)> &want,
+                        bool nested, std::vector<ExprP> &out) {
   if (!e)
     return;
-  if (e->kind == Expr::Call && pure(e->text) && e->ptrDepth == 0 &&
-      (e->type == Scalar::Double || e->type == Scalar::Float) &&
-      sideEffectFree(e, pure)) {
-    std::string key = printExpr(e);
-    if (occ.count[key]++ == 0)
-      occ.order.push_back({key, e});
+  if (e->kind == Expr::Call && want(e)) {
+    out.push_back(e);
+    if (!nested)
+      return;
   }
   // What the primal evaluates only under a condition is left out: the
   // branches of `?:`, the right operand of && and ||.
-  if (e->kind == Expr::Cond) {
-    countCalls(e->ops[0], pure, occ);
-    return;
-  }
-  if (e->kind == Expr::Binary && (e->text == "&&" || e->text == "||")) {
-    countCalls(e->ops[0], pure, occ);
+  if (e->kind == Expr::Cond ||
+      (e->kind == Expr::Binary && (e->text == "&&" || e->text == "||"))) {
+    unconditionalCalls(e->ops[0], want, nested, out);
     return;
   }
   for (const ExprP &o : e->ops)
-    countCalls(o, pure, occ);
+    unconditionalCalls(o, want, nested, out);
 }
 
-} // namespace
-
-/// e with every call printed as `key` replaced by `by`.
 ExprP replaceCall(const ExprP &e, const std::string &key, const ExprP &by) {
   if (!e)
     return e;
@@ -95,15 +81,6 @@ ExprP replaceCall(const ExprP &e, const std::string &key, const ExprP &by) {
   copy->ops = std::move(ops);
   return copy;
 }
-
-namespace {
-
-/// The expressions of a top-level statement that reuseCalls looks into.
-bool reusable(const Stmt &s) {
-  return (s.kind == Stmt::Assign && s.rhs) || (s.kind == Stmt::Decl && s.rhs);
-}
-
-} // namespace
 
 StmtP replaceCalls(const StmtP &s, const std::string &call, const ExprP &by) {
   ExprP rhs = replaceCall(s->rhs, call, by), lhs = replaceCall(s->lhs, call, by);
@@ -127,48 +104,47 @@ void reuseCalls(Block &b, const std::function<bool(const std::string &)> &pure,
     }
   // Outer calls first (a pre-order walk), so that `exp(tanh(x))` twice
   // becomes one temporary before its argument is looked at again.
+  auto want = [&](const ExprP &c) {
+    return pure(c->text) && c->ptrDepth == 0 &&
+           (c->type == Scalar::Double || c->type == Scalar::Float) &&
+           sideEffectFree(c, pure);
+  };
   for (;;) {
-    Occurrences occ;
+    // The calls of the statements (of an assignment or a declaration with
+    // a value); the first that occurs more than once is picked.
+    std::vector<ExprP> calls;
     for (const StmtP &s : b)
-      if (reusable(*s)) {
-        countCalls(s->rhs, pure, occ);
-        if (s->kind == Stmt::Assign)
-          countCalls(s->lhs, pure, occ);
+      if ((s->kind == Stmt::Assign || s->kind == Stmt::Decl) && s->rhs) {
+        unconditionalCalls(s->rhs, want, true, calls);
+        unconditionalCalls(s->lhs, want, true, calls);
       }
-    const std::pair<std::string, ExprP> *pick = nullptr;
-    for (const auto &kv : occ.order)
-      if (occ.count[kv.first] > 1) {
-        pick = &kv;
+    std::map<std::string, int> count;
+    for (const ExprP &c : calls)
+      count[printExpr(c)]++;
+    ExprP pick;
+    for (const ExprP &c : calls)
+      if (count[printExpr(c)] > 1) {
+        pick = c;
         break;
       }
     if (!pick)
       return;
-    Var *t = temp(pick->second->type);
-    ExprP ref = mkVar(t);
+    std::string key = printExpr(pick);
+    Var *t = temp(pick->type);
     for (StmtP &s : b)
-      if (reusable(*s)) {
-        ExprP rhs = replaceCall(s->rhs, pick->first, ref);
-        ExprP lhs = s->kind == Stmt::Assign
-                        ? replaceCall(s->lhs, pick->first, ref)
-                        : s->lhs;
-        if (rhs != s->rhs || lhs != s->lhs) {
-          auto copy = std::make_shared<Stmt>(*s);
-          copy->rhs = rhs;
-          copy->lhs = lhs;
-          s = copy;
-        }
-      }
+      if ((s->kind == Stmt::Assign || s->kind == Stmt::Decl) && s->rhs)
+        s = replaceCalls(s, key, mkVar(t));
     // Before every statement of the block that reads it: the call's
     // arguments are primal values that none of them changes, or the
     // temporaries of calls picked before (`exp(mpiad_t1)` after `tanh(x)`),
     // which it must follow.
     std::set<Var *> reads;
-    collectVars(pick->second, reads);
+    collectVars(pick, reads);
     size_t at = 0;
     for (size_t k = 0; k < b.size(); ++k)
       if (b[k]->kind == Stmt::Decl && reads.count(b[k]->var))
         at = k + 1;
-    b.insert(b.begin() + at, mkDecl(t, pick->second));
+    b.insert(b.begin() + at, mkDecl(t, pick));
   }
 }
 

@@ -97,6 +97,12 @@ ExprP rebase(const ExprP &e, const std::function<Var *(Var *)> &base);
 /// computed once, into a temporary made by `temp` (CallReuse.cpp).
 void reuseCalls(Block &b, const std::function<bool(const std::string &)> &pure,
                 const std::function<Var *(Scalar)> &temp);
+/// The calls of e that `want` accepts and that e evaluates whenever it is
+/// evaluated (not in a branch of ?:, not right of && or ||), outer first;
+/// with `nested`, also those inside an accepted call (CallReuse.cpp).
+void unconditionalCalls(const ExprP &e,
+                        const std::function<bool(const ExprP &)> &want,
+                        bool nested, std::vector<ExprP> &out);
 /// e with every call printed as `call` replaced by `by` (CallReuse.cpp);
 /// e itself when there is none.
 ExprP replaceCall(const ExprP &e, const std::string &call, const ExprP &by);
