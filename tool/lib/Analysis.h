@@ -87,10 +87,13 @@ void walk(const Block &b, const std::function<void(Stmt &, const WalkCtx &)> &fn
 /// A counted loop whose body records one element a[base + j] per iteration
 /// before overwriting it (RecordRange.cpp): given the generated forward and
 /// reverse bodies, moves the records out of the loop, one array push before
-/// it (into `before`) and one pop after the reversed loop (into `after`).
-/// False, with nothing changed, when that is not exact.
+/// it (into `before`) and one pop before the reversed loop (into
+/// `revBefore`, when the reversed body reads the restored elements) or
+/// after it (into `after`).  False, with nothing changed, when that is not
+/// exact.
 bool recordRange(Function &F, const Frontend &fe, const Stmt &loop,
-                 Block &fwd, Block &rev, Block &before, Block &after);
+                 Block &fwd, Block &rev, Block &before, Block &revBefore,
+                 Block &after);
 
 /// A function that makes a new synthetic variable of the generated code.
 using NewVar = std::function<Var *(const std::string &, const CType &)>;
@@ -117,6 +120,24 @@ struct SwapCopy;
 bool gatherForm(const GatherContext &cx, Var *i, const ExprP &L,
                 const ExprP &H, const Block &body, const Stmt &primal,
                 Block &out, const SwapCopy *sw);
+/// An index of a loop nest read as a polynomial (IndexPoly.cpp): the sum
+/// over the nest's levels m (outermost first) of stride[m] * (counter_m +
+/// offset[m]), plus a rest that holds no counter.  The innermost stride is
+/// 1 (stride[D - 1] is null); every other stride is an integer expression
+/// of variables that never change, with a highest-degree product of
+/// variables of its own (`ys`, `width + 4`, `nx * ny + ...`) that gives the
+/// offset its meaning.  `key` is equal for indices with the same strides
+/// and rest, which differ only in their offsets.
+struct NestIndex {
+  std::vector<ExprP> stride;
+  std::vector<long long> offset;
+  std::string key;
+};
+/// idx as a NestIndex over `counters` (outermost first): integer literals
+/// and evaluated constants, counters and stable integer variables, +, -
+/// and *; false when it is anything else or has another shape.
+bool nestIndex(const ExprP &idx, const std::vector<const Var *> &counters,
+               NestIndex &out);
 /// One loop of a perfect nest: its counter runs up from lo to hi.
 struct NestLevel {
   Var *v;

@@ -74,6 +74,23 @@ bool constValue(const ExprP &e, long long &v) {
   return false;
 }
 
+/// e with `x + z`, `z + x` and `x - z` folded to x, for the literal 0 `z`
+/// that replaced an unrolled counter (the arm of a stencil at its offset
+/// 0); the user's own `0 + 2` stays as written.
+ExprP foldZero(const ExprP &e, const ExprP &z) {
+  if (e->ops.empty())
+    return e;
+  auto c = std::make_shared<Expr>(*e);
+  for (ExprP &o : c->ops)
+    o = foldZero(o, z);
+  if (c->kind == Expr::Binary && (c->text == "+" || c->text == "-") &&
+      c->ops[1] == z)
+    return c->ops[0];
+  if (c->kind == Expr::Binary && c->text == "+" && c->ops[0] == z)
+    return c->ops[1];
+  return c;
+}
+
 /// A counted loop of a few iterations with constant bounds (a stencil's
 /// `for (ii = RADIUS; ii >= 1; ii--)`), as its body once per value of the
 /// counter, the counter replaced by the value; false otherwise.
@@ -100,7 +117,9 @@ bool unrollConstant(const Stmt &loop, Block &out, std::set<Var *> &counters) {
     for (const StmtP &st : deepCopy(loop.body)) {
       for (ExprP *e : {&st->lhs, &st->rhs})
         if (*e)
-          *e = replaceVar(*e, loop.loopVar, v);
+          *e = first + k * loop.loopStep == 0
+                   ? foldZero(replaceVar(*e, loop.loopVar, v), v)
+                   : replaceVar(*e, loop.loopVar, v);
       out.push_back(st);
     }
   }
@@ -505,65 +524,23 @@ bool nestGatherForm(const GatherContext &cx,
       rename(z);
     l.v = t;
   }
-  std::set<const Var *> loops;
-  for (const NestLevel &l : nest)
-    loops.insert(l.v);
   // A box: no bound mentions a counter of the nest.
   for (const NestLevel &l : levels)
     for (const NestLevel &q : levels)
       if (mentionsVar(l.lo, q.v) || mentionsVar(l.hi, q.v))
         return false;
   // Each index as strides times (counter + offset), one counter of the
-  // nest per dimension, the innermost counter at stride 1.
-  // The strides are learnt from every index first, until none is new, so
-  // that `(i - 1) * ys` decomposes even when it comes before `i * ys`
-  // (decompose learns a stride only from a plain `counter * stride`); each
-  // index is then decomposed against the same strides.
-  std::vector<const Var *> strides{nullptr};
-  for (size_t known = 0; known != strides.size();) {
-    known = strides.size();
-    std::vector<ExprP> idxs;
-    for (const ReversedBody::Acc &a : rb.accs)
-      idxs.push_back(a.index);
-    for (const ExprP &z : rb.zeros)
-      idxs.push_back(z->ops[1]);
-    for (const ExprP &idx : idxs) {
-      std::vector<DimVal> dims;
-      decompose(idx, 1, strides, true, loops, dims);
-    }
-  }
-  struct Dec {
-    bool ok = false;
-    std::vector<DimVal> dims;
+  // nest per dimension, the innermost counter at stride 1, plus a rest
+  // (nestIndex: `(j - jstart + 2) * (width + 4)` has the stride `width +
+  // 4`, the offset 2 and the rest `-jstart * width - 4 * jstart`).
+  std::vector<const Var *> counters;
+  for (const NestLevel &l : nest)
+    counters.push_back(l.v);
+  auto dec = [&](const ExprP &idx, NestIndex &d) {
+    return nestIndex(idx, counters, d);
   };
-  auto dec = [&](const ExprP &idx) {
-    Dec d;
-    if (!decompose(idx, 1, strides, false, loops, d.dims) ||
-        d.dims.size() != D || d.dims[0].loop != nest[D - 1].v)
-      return d;
-    std::set<const Var *> seen;
-    for (const DimVal &x : d.dims)
-      if (!x.loop || !seen.insert(x.loop).second)
-        return d;
-    d.ok = true;
-    return d;
-  };
-  // The dimension of each level's counter, and a key: the counter and
-  // symbolic offset of each dimension (terms of one target share it).
-  auto dimOfLevel = [&](const Dec &d, size_t m) {
-    for (size_t k = 0; k < d.dims.size(); ++k)
-      if (d.dims[k].loop == nest[m].v)
-        return k;
-    return (size_t)0;
-  };
-  auto keyOf = [&](Var *a, const Dec &d) {
-    std::string k = a->name;
-    for (size_t x = 0; x < d.dims.size(); ++x)
-      k += "|" + std::string(strides[x] ? strides[x]->name : "1") + ":" +
-           d.dims[x].loop->name + ":" +
-           (d.dims[x].off.sym ? d.dims[x].off.sym->name : "");
-    return k;
-  };
+  // Terms of one target share the array, the strides and the rest.
+  auto keyOf = [&](Var *a, const NestIndex &d) { return a->name + "|" + d.key; };
   struct Term {
     std::vector<long long> o; // per level, outermost first
     ExprP index, e;
@@ -571,23 +548,22 @@ bool nestGatherForm(const GatherContext &cx,
   std::map<std::string, std::vector<Term>> groups;
   std::map<std::string, Var *> groupArray;
   for (const ReversedBody::Acc &a : rb.accs) {
-    Dec d = dec(a.index);
-    if (!d.ok)
+    NestIndex d;
+    if (!dec(a.index, d))
       continue;
-    Term t{std::vector<long long>(D), a.index, a.e};
-    for (size_t m = 0; m < D; ++m)
-      t.o[m] = d.dims[dimOfLevel(d, m)].off.c;
     std::string k = keyOf(a.array, d);
-    groups[k].push_back(t);
+    groups[k].push_back({d.offset, a.index, a.e});
     groupArray[k] = a.array;
   }
-  // The target: the group with the most terms, some term off its row.
+  // The target: the group with the most terms, some two terms on
+  // different rows (otherwise the reversed nest carries no dependence from
+  // row to row, and the gather of the inner loop, if any, is enough).
   std::string key;
   for (auto &[k, ts] : groups) {
     bool offRow = false;
     for (const Term &t : ts)
       for (size_t m = 0; m + 1 < D; ++m)
-        offRow |= t.o[m] != 0;
+        offRow |= t.o[m] != ts[0].o[m];
     if (offRow && (key.empty() || ts.size() > groups[key].size()))
       key = k;
   }
@@ -595,12 +571,37 @@ bool nestGatherForm(const GatherContext &cx,
     return false;
   Var *target = groupArray[key];
   std::vector<Term> terms = groups[key];
+  // Offsets are relative: a macro's halo (`(i) - istart + RADIUS`) puts
+  // every term off zero.  Without a term at zero, the offsets are counted
+  // from the term in the middle, if there is one, whose index then names
+  // the target as written (`in_b[i - istart + 2 + ...]`).
+  auto isAt = [&](const Term &t, const std::vector<long long> &o) {
+    return t.o == o;
+  };
+  if (std::none_of(terms.begin(), terms.end(), [&](const Term &t) {
+        return isAt(t, std::vector<long long>(D, 0));
+      })) {
+    std::vector<long long> mid(D);
+    for (size_t m = 0; m < D; ++m) {
+      long long lo = terms[0].o[m], hi = terms[0].o[m];
+      for (const Term &t : terms) {
+        lo = std::min(lo, t.o[m]);
+        hi = std::max(hi, t.o[m]);
+      }
+      mid[m] = lo + (hi - lo) / 2;
+    }
+    if (std::any_of(terms.begin(), terms.end(),
+                    [&](const Term &t) { return isAt(t, mid); }))
+      for (Term &t : terms)
+        for (size_t m = 0; m < D; ++m)
+          t.o[m] -= mid[m];
+  }
   // Every other accumulation runs before the gather, in a nest of its own.
   std::vector<ReversedBody::Acc> others;
   std::set<Var *> written{target};
   for (const ReversedBody::Acc &a : rb.accs) {
-    Dec d = dec(a.index);
-    if (d.ok && a.array == target && keyOf(a.array, d) == key)
+    NestIndex d;
+    if (dec(a.index, d) && a.array == target && keyOf(a.array, d) == key)
       continue;
     others.push_back(a);
     written.insert(a.array);
@@ -614,16 +615,13 @@ bool nestGatherForm(const GatherContext &cx,
     if (written.count(z->ops[0]->var) ||
         !zeroArrays.insert(z->ops[0]->var).second)
       return false;
-    Dec d = dec(z->ops[1]);
-    if (!d.ok)
+    NestIndex d;
+    if (!dec(z->ops[1], d))
       return false;
     std::vector<SwapDim> box;
-    for (size_t m = D; m-- > 0;) {
-      const Var *st = strides[dimOfLevel(d, m)];
-      box.push_back({st ? mkVar(const_cast<Var *>(st)) : nullptr, nest[m].lo,
-                     nest[m].hi,
+    for (size_t m = D; m-- > 0;)
+      box.push_back({d.stride[m], nest[m].lo, nest[m].hi,
                      mkBinary("-", nest[m].hi, nest[m].lo)});
-    }
     if (ExprP c = rowsDisjoint(box))
       check = check ? mkBinary("&&", check, c) : c;
     zeroed.insert(printExpr(z));
@@ -642,10 +640,10 @@ bool nestGatherForm(const GatherContext &cx,
     exprs.push_back(&a.e);
     exprs.push_back(&a.index);
   }
-  std::set<Var *> counters;
+  std::set<Var *> loopVars;
   for (const NestLevel &l : nest)
-    counters.insert(l.v);
-  if (!readsAllowed(cx, rb, written, atZero, exprs, counters))
+    loopVars.insert(l.v);
+  if (!readsAllowed(cx, rb, written, atZero, exprs, loopVars))
     return false;
 
   std::vector<long long> omin(D), omax(D);

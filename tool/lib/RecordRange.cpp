@@ -35,8 +35,13 @@
 //     push or pop; every statement that writes a's storage (its alias class,
 //     through any effect) writes exactly a[idx];
 //   - the reverse body has the matching pop and no other push or pop, and
-//     reads nothing of a's storage.
-// Otherwise nothing changes.
+//     writes nothing of a's storage.
+// If the reverse body reads nothing of a's storage, the range is restored
+// after the reversed loop.  If it reads a[idx] only, and only after the
+// pop (the touch `in[c] += 0.1 * sin(in[c])`, whose reverse needs cos of
+// the old in[c]), each iteration reads the value its pop restored and no
+// other iteration changes it: the range is restored before the reversed
+// loop.  Otherwise nothing changes.
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
@@ -79,7 +84,8 @@ int countTapeCalls(const Block &b) {
 } // namespace
 
 bool recordRange(Function &F, const Frontend &fe, const Stmt &loop,
-                 Block &fwd, Block &rev, Block &before, Block &after) {
+                 Block &fwd, Block &rev, Block &before, Block &revBefore,
+                 Block &after) {
   Var *j = loop.loopVar;
   if (loop.kind != Stmt::For || loop.loopStep != 1 || !j ||
       !loop.loopLo || !loop.loopHi ||
@@ -156,11 +162,51 @@ bool recordRange(Function &F, const Frontend &fe, const Stmt &loop,
   for (const StmtP &s : rev)
     if (s != pop)
       rest.push_back(s);
+  // Reads of a's storage: none, or only of a[idx] after the pop, in plain
+  // assignments and declarations (then the whole range is restored before
+  // the reversed loop instead of after it).
+  bool early = false;
   std::set<Var *> reads;
   referenced(rest, reads);
   for (Var *v : reads)
-    if (aliasRoot(F, v) == root)
+    early |= aliasRoot(F, v) == root;
+  if (early) {
+    bool popSeen = false;
+    std::function<void(const ExprP &)> look = [&](const ExprP &e) {
+      if (!e)
+        return;
+      if (e->kind == Expr::Index && printExpr(e) == elemText) {
+        ok &= popSeen;
+        look(e->ops[1]);
+        return;
+      }
+      if (e->kind == Expr::VarRef && aliasRoot(F, e->var) == root)
+        ok = false;
+      if (e->kind == Expr::Opaque)
+        for (Var *v : e->vars)
+          ok &= aliasRoot(F, v) != root;
+      for (const ExprP &o : e->ops)
+        look(o);
+    };
+    for (const StmtP &s : rev) {
+      if (s == pop) {
+        popSeen = true;
+        continue;
+      }
+      if ((s->kind != Stmt::Assign && s->kind != Stmt::Decl) ||
+          !s->body.empty() || !s->elseBody.empty())
+        return false;
+      for (const Effect &e : effectsOf(*s, fe))
+        ok &= !e.target || aliasRoot(F, e.target) != root;
+      if (s->kind == Stmt::Assign && s->lhs->kind == Expr::Index)
+        look(s->lhs->ops[1]); // the element written is a shadow's
+      else if (s->kind == Stmt::Assign)
+        look(s->lhs);
+      look(s->rhs);
+    }
+    if (!ok)
       return false;
+  }
 
   // count = hi - lo (+ 1 for <=), at least 0.
   long long extra = loop.loopCmp == "<=" ? 1 : 0;
@@ -175,8 +221,9 @@ bool recordRange(Function &F, const Frontend &fe, const Stmt &loop,
   ExprP at = mkAddrOf(mkIndex(mkVar(a), first));
   before.push_back(mkExprStmt(
       mkCall("mpiad_push_" + suffix + "_array", {at, n}, Scalar::Void)));
-  after.push_back(mkExprStmt(
-      mkCall("mpiad_pop_" + suffix + "_array", {at, n}, Scalar::Void)));
+  (early ? revBefore : after)
+      .push_back(mkExprStmt(
+          mkCall("mpiad_pop_" + suffix + "_array", {at, n}, Scalar::Void)));
   Block f;
   for (const StmtP &s : fwd)
     if (s != push)

@@ -1406,11 +1406,11 @@ public:
     // One record for the loop's range instead of one per iteration
     // (RecordRange.cpp); on the host only (the CUDA target's tape records
     // device values one by one).
-    Block rangeBefore, rangeAfter;
+    Block rangeBefore, rangeRestore, rangeAfter;
     if (!M.cuda && !body.second.empty() && stableExpr(s->loopLo) &&
         stableExpr(s->loopHi))
       recordRange(F, M.fe_, *s, body.first, body.second, rangeBefore,
-                  rangeAfter);
+                  rangeRestore, rangeAfter);
     auto loop = std::make_shared<Stmt>(*s);
     loop->body = body.first;
     Block fwd, rev;
@@ -1471,7 +1471,8 @@ public:
     // reversed loop would need its value from before the loop, which the
     // tape restores (initTaped), not the reversed loop's last one.
     bool nestable = !kernel && s->loopStep > 0 && rev.empty() &&
-                    rangeBefore.empty() && rangeAfter.empty() && !initTaped &&
+                    rangeBefore.empty() && rangeRestore.empty() &&
+                    rangeAfter.empty() && !initTaped &&
                     !zeroAfter.count(s.get());
     const NestRecord *child = nullptr;
     if (nestable && s->body.size() == 1 && s->body[0]->kind == Stmt::For) {
@@ -1496,6 +1497,7 @@ public:
       rec.innerBody = body.second;
       rec.innerPrimal = s.get();
     }
+    append(rev, rangeRestore);
     Block gather;
     if (!kernel && s->loopStep > 0 && i->declaredInForInit &&
         gatherForm(gatherContext(), i, lo, first, body.second, *s, gather,

@@ -1,8 +1,10 @@
 // The clauses spelled out: `reverse`, name(step_adj), semantics(global). u is in
 // both wrt and output (updated in place): one shadow u_b, which holds the
 // output's seed on entry and the input's adjoint on return; the old u[i] is
-// needed by the adjoint of u[i] = c*u[i]*u[i], so it is pushed before being
-// overwritten and popped back in the reverse sweep.
+// needed by the adjoint of u[i] = c*u[i]*u[i]: the loop pushes the range
+// u[0..n-1] before overwriting it, and the reverse sweep pops it back before
+// the reversed loop, whose iterations read only the element they restore
+// (RecordRange.cpp).
 //
 // RUN: %mpiad-emit %s -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck %s
 
@@ -15,13 +17,13 @@
 // CHECK-NEXT: {{^}} *   void step_adj(double *u, double *u_b, double c, double *c_b, int n)
 // CHECK:      {{^}}void step_adj(double *u, double *u_b, double c, double *c_b, int n) {
 // CHECK:      /* forward sweep */
+// CHECK-NEXT: mpiad_push_f64_array(&u[0], n > 0 ? n : 0);
 // CHECK-NEXT: for (int i = 0; i < n; i++) {
-// CHECK-NEXT:   mpiad_push_f64(u[i]);
 // CHECK-NEXT:   u[i] = c * u[i] * u[i];
 // CHECK-NEXT: }
 // CHECK:      /* reverse sweep */
+// CHECK-NEXT: mpiad_pop_f64_array(&u[0], n > 0 ? n : 0);
 // CHECK-NEXT: for (int i = n - 1; i >= 0; i--) {
-// CHECK-NEXT:   u[i] = mpiad_pop_f64();
 // The seed is taken out of u_b[i] before the input's adjoint is added back.
 // CHECK-NEXT:   double [[S:mpiad_t[0-9]+]] = u_b[i];
 // CHECK-NEXT:   u_b[i] = 0;

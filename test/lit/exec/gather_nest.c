@@ -21,7 +21,13 @@
 //    order of the terms);
 //  - radial: PRK's form, counters of the function, the arms as loops of a
 //    constant trip count over a macro radius (unrolled), `w +=` (its seed
-//    read at any element, never zeroed).
+//    read at any element, never zeroed);
+//  - macro: PRK's star stencil as written, through its index macros: the
+//    row stride an expression (`width + 2 * RADIUS`), the tile's origin
+//    subtracted (`(i) - istart + RADIUS`, no term at offset zero), the
+//    loop bounds clipped with MAX/MIN (IndexPoly.cpp reads the indices),
+//    and one more read of in at a run-time shift, which is not a term of
+//    the gathered stencil (the rest of its index differs).
 // The seeds of the points outside the box are not zero (the objective
 // reads every point).  Checked at 1-4 ranks against central differences,
 // forward against reverse by the dot-product test.
@@ -63,7 +69,14 @@
 // GEN-NEXT: for (int i2 = RAD - 2; i2 <= nx + RAD + 1; i2++) {
 // GEN-NEXT: if (i2 >= RAD + 2 && i2 <= nx + RAD - 3) {
 // GEN: for (int j2 = RAD + 2; j2 <= ny + RAD - 3; j2++) {
-// GEN-NEXT: u_b[(i2 + 0) * ys + j2] += 0.2 * 2 * w_b[i2 * ys + (j2 - 2)] +
+// GEN-NEXT: u_b[i2 * ys + j2] += 0.2 * 2 * w_b[i2 * ys + (j2 - 2)] +
+// GEN-LABEL: double macro_b(
+// GEN: reverse of the stencil nest over j2, i2, as a gather over the whole nest (in_b at every offset)
+// GEN-NEXT: the other accumulations first
+// GEN: in_b[i2 - istart + (j2 - jstart) * (width + 2 * RADIUS) + shift] += 0.05 * out_b[i2 - istart + (j2 - jstart) * width];
+// GEN: for (int j2 = (jstart > 2 ? jstart : 2) - 2; j2 <= (n - 2 - 1 < jend ? n - 2 - 1 : jend) + 2; j2++) {
+// GEN: for (int i2 = (istart > 2 ? istart : 2) + 2; i2 <= (n - 2 - 1 < iend ? n - 2 - 1 : iend) - 2; i2++) {
+// GEN-NEXT: in_b[i2 - istart + 2 + (j2 - jstart + 2) * (width + 2 * 2)] += weight[2 + 2][0 + 2] * out_b[i2 - 2 - istart + (j2 - jstart) * width] +
 // GEN-LABEL: double overlap_b(
 // GEN: if (1 <= nr && 1 <= nx && ys >= nr) {
 // GEN-LABEL: double cols_b(
@@ -179,6 +192,54 @@ double radial(const double *x, int nx, int ny) {
   return s;
 }
 
+/* PRK's star stencil (test/realworld/stencil2d_star.c) on the tile
+ * [istart, iend] x [jstart, jend] of an n x n grid, through its macros */
+#define RADIUS 2
+#define IN(i, j) in[(i) - istart + RADIUS + ((j) - jstart + RADIUS) * (width + 2 * RADIUS)]
+#define OUT(i, j) out[(i) - istart + ((j) - jstart) * width]
+#define WEIGHT(ii, jj) weight[ii + RADIUS][jj + RADIUS]
+#define MAX(x, y) ((x) > (y) ? (x) : (y))
+#define MIN(x, y) ((x) < (y) ? (x) : (y))
+#pragma mpiad differentiate wrt(x) varying(x)
+#pragma mpiad differentiate forward wrt(x) varying(x)
+double macro(const double *x, int n, int istart, int iend, int jstart, int jend,
+             int shift) {
+  int i, j, ii, jj;
+  int width = iend - istart + 1, height = jend - jstart + 1;
+  int m = (width + 2 * RADIUS) * (height + 2 * RADIUS);
+  double weight[2 * RADIUS + 1][2 * RADIUS + 1];
+  double *in = malloc(m * sizeof(double));
+  double *out = calloc(width * height, sizeof(double));
+  for (i = 0; i < m; i++)
+    in[i] = x[i] * (1.0 + 0.5 * x[i]);
+  for (jj = -RADIUS; jj <= RADIUS; jj++)
+    for (ii = -RADIUS; ii <= RADIUS; ii++)
+      WEIGHT(ii, jj) = 0.0;
+  for (ii = 1; ii <= RADIUS; ii++) {
+    WEIGHT(0, ii) = WEIGHT(ii, 0) = 1.0 / (2.0 * ii * RADIUS);
+    WEIGHT(0, -ii) = WEIGHT(-ii, 0) = -1.0 / (2.0 * ii * RADIUS) + 0.1 * ii;
+  }
+  WEIGHT(0, 0) = 0.3;
+  for (j = MAX(jstart, RADIUS); j <= MIN(n - RADIUS - 1, jend); j++)
+    for (i = MAX(istart, RADIUS); i <= MIN(n - RADIUS - 1, iend); i++) {
+      for (jj = -RADIUS; jj <= RADIUS; jj++)
+        OUT(i, j) += WEIGHT(0, jj) * IN(i, j + jj);
+      for (ii = -RADIUS; ii < 0; ii++)
+        OUT(i, j) += WEIGHT(ii, 0) * IN(i + ii, j);
+      for (ii = 1; ii <= RADIUS; ii++)
+        OUT(i, j) += WEIGHT(ii, 0) * IN(i + ii, j);
+      OUT(i, j) += 0.05 * in[(i) - istart + ((j) - jstart) * (width + 2 * RADIUS) + shift];
+    }
+  double s = 0.0;
+  for (i = 0; i < width * height; i++)
+    s += out[i] * out[i] * (i % 3 + 1);
+  for (i = 0; i < m; i++)
+    s += 0.1 * in[i];
+  free(in);
+  free(out);
+  return s;
+}
+
 /* rows of nr points, ys = nr - 2 apart: consecutive rows share points */
 #pragma mpiad differentiate wrt(x) varying(x)
 #pragma mpiad differentiate forward wrt(x) varying(x)
@@ -243,6 +304,8 @@ static double call(const ctx_t *c) {
     return cols(c->x, c->nx, c->ny);
   case 4:
     return first(c->x, c->nx, c->ny);
+  case 6: /* the tile [nx, nx + 5] x [ny, ny + 3] of an nz x nz grid */
+    return macro(c->x, c->nz, c->nx, c->nx + 5, c->ny, c->ny + 3, 3);
   default:
     return radial(c->x, c->nx, c->ny);
   }
@@ -257,7 +320,8 @@ int main(int argc, char **argv) {
   const int cases[][4] = {{0, 4, 3, 1}, {0, 3, 4, 2}, {0, 5, 4, 3}, {0, 4, 4, 4},
                           {0, 1, 1, 1}, {1, 5, 6, 0}, {1, 2, 2, 0}, {1, 7, 3, 0},
                           {2, 4, 5, 0}, {3, 4, 5, 0}, {4, 4, 3, 0},
-                          {5, 5, 4, 0}, {5, 1, 3, 0}};
+                          {5, 5, 4, 0}, {5, 1, 3, 0},
+                          {6, 3, 5, 12}, {6, 0, 0, 6}, {6, 7, 2, 10}};
   int ncases = sizeof cases / sizeof cases[0];
   for (int q = 0; q < ncases; q++) {
     int which = cases[q][0], nx = cases[q][1], ny = cases[q][2], nz = cases[q][3];
@@ -265,7 +329,8 @@ int main(int argc, char **argv) {
             : which == 1 ? (nx + 3) * (ny + 3)
             : which == 2 ? (nx + 2) * (ny - 2) + ny + 2
             : which <= 4 ? (nx + 2) * (ny + 2) /* cols, first */
-                         : (nx + 2 * RAD) * (ny + 2 * RAD);
+            : which == 5 ? (nx + 2 * RAD) * (ny + 2 * RAD)
+                         : (6 + 2 * RADIUS) * (4 + 2 * RADIUS); /* macro */
     static double x[MAXM], a[MAXM], dx[MAXM], da[MAXM], x_b[MAXM], a_b[MAXM];
     double t = 0.0;
     memset(x_b, 0, sizeof x_b);
@@ -277,7 +342,7 @@ int main(int argc, char **argv) {
     if (which == 0)
       hx_rand(da, n, 40 + q, hx_rank_g, -1.0, 1.0);
     static const char *names[] = {"cube_b", "skew_b", "overlap_b", "cols_b", "first_b",
-                                  "radial_b"};
+                                  "radial_b", "macro_b"};
     char name[64];
     snprintf(name, sizeof name, "%s %dx%dx%d", names[which], nx, ny, nz);
     switch (which) {
@@ -300,9 +365,13 @@ int main(int argc, char **argv) {
       first_b(x, x_b, nx, ny, 1.0);
       first_d(x, dx, nx, ny, &t);
       break;
-    default:
+    case 5:
       radial_b(x, x_b, nx, ny, 1.0);
       radial_d(x, dx, nx, ny, &t);
+      break;
+    default:
+      macro_b(x, x_b, nz, nx, nx + 5, ny, ny + 3, 3, 1.0);
+      macro_d(x, dx, nz, nx, nx + 5, ny, ny + 3, 3, &t);
       break;
     }
     hx_tape(name);

@@ -7,7 +7,13 @@
 //            nonlinear step and a halo exchange (one array push per row);
 //   rowsf:   the same in float, with a range from a variable lower bound and
 //            no rows at all on rank 0 (empty ranges);
-//   reads:   the reverse of the loop reads the array: recorded per element;
+//   reads:   the reverse of the loop reads the array, only the element each
+//            iteration restores: the range is popped before the reversed
+//            loop;
+//   touch:   the PRK stencil's touch `in[c] += 0.1 * sin(in[c])` over the rows
+//            of a 2-D field read through an index macro (popped before);
+//   neighbour: the reverse reads v[j - 1] too, which another iteration
+//            restores: recorded per element;
 //   twice:   the body writes two elements: recorded per element.
 // Each is checked at 1-4 ranks against central differences and by the
 // dot-product test, with an empty tape after each adjoint.
@@ -27,7 +33,24 @@
 // GEN-LABEL: double rowsf_b(
 // GEN: mpiad_push_f32_array(&u[i * ys + lo], hi - lo > 0 ? hi - lo : 0);
 // GEN-LABEL: double reads_b(
+// GEN: mpiad_push_f64_array(&v[0], n > 0 ? n : 0);
+// GEN-NEXT: for (int j = 0; j < n; j++) {
+// GEN-NEXT: v[j] = v[j] * v[j] * 0.5 + x[j];
+// GEN: /* reverse sweep */
+// GEN: mpiad_pop_f64_array(&v[0], n > 0 ? n : 0);
+// GEN-NEXT: for (int j = n - 1; j >= 0; j--) {
+// GEN-NOT: mpiad_pop
+// GEN: }
+// GEN-LABEL: double touch_b(
+// GEN: mpiad_push_f64_array(&in[-istart + (j - jstart + 2) * (width + 2 * 2) + (istart + 2)], iend - istart + 1 > 0 ? iend - istart + 1 : 0);
+// GEN: /* reverse sweep */
+// GEN: mpiad_pop_f64_array(&in[-istart + (j - jstart + 2) * (width + 2 * 2) + (istart + 2)], iend - istart + 1 > 0 ? iend - istart + 1 : 0);
+// GEN-NEXT: for (i = iend; i >= istart; i--) {
+// GEN-NEXT: double mpiad_t1 = in_b[i - istart + 2 + (j - jstart + 2) * (width + 2 * 2)];
+// GEN-NEXT: in_b[i - istart + 2 + (j - jstart + 2) * (width + 2 * 2)] += 0.1 * mpiad_t1 * cos(in[i - istart + 2 + (j - jstart + 2) * (width + 2 * 2)]);
+// GEN-LABEL: double neighbour_b(
 // GEN: mpiad_push_f64(v[j]);
+// GEN: v[j] = mpiad_pop_f64();
 // GEN-LABEL: double twice_b(
 // GEN: mpiad_push_f64(v[j]);
 #include <math.h>
@@ -106,8 +129,8 @@ double rowsf(const float *u0, int nx, int ny, int lo, int hi, int T) {
   return s;
 }
 
-/* the reverse of the loop reads v: each element is restored at its own
-   iteration */
+/* the reverse of the loop reads v[j] after its pop: the row is restored
+   before the reversed loop */
 #pragma mpiad differentiate wrt(x) varying(x)
 #pragma mpiad differentiate forward wrt(x) varying(x)
 double reads(const double *x, int n) {
@@ -120,6 +143,51 @@ double reads(const double *x, int n) {
   double s = 0.0;
   for (int j = 0; j < n; j++)
     s += v[j];
+  free(v);
+  return s;
+}
+
+/* PRK's touch of the star stencil: rows of a field with a halo of 2,
+   read through an index macro; the sums of sin make it nonlinear */
+#define RADIUS 2
+#define IN(i, j) in[(i) - istart + RADIUS + ((j) - jstart + RADIUS) * (width + 2 * RADIUS)]
+#pragma mpiad differentiate wrt(x) varying(x)
+#pragma mpiad differentiate forward wrt(x) varying(x)
+double touch(const double *x, int istart, int iend, int jstart, int jend) {
+  int i, j, t;
+  int width = iend - istart + 1, height = jend - jstart + 1;
+  double *in = calloc((size_t)(width + 2 * RADIUS) * (height + 2 * RADIUS),
+                      sizeof(double));
+  for (j = jstart; j <= jend; j++)
+    for (i = istart; i <= iend; i++)
+      IN(i, j) = x[(j - jstart) * width + (i - istart)];
+  for (t = 0; t < 3; t++)
+    for (j = jstart; j <= jend; j++)
+      for (i = istart; i <= iend; i++)
+        IN(i, j) += 0.1 * sin(IN(i, j));
+  double s = 0.0;
+  for (j = jstart; j <= jend; j++)
+    for (i = istart; i <= iend; i++)
+      s += IN(i, j) * IN(i, j) * (1 + i - j);
+  free(in);
+  return s;
+}
+
+/* the reverse reads v[j - 1], which the iteration before overwrote: each
+   element is restored at its own iteration (restoring them all first would
+   give the reverse of iteration j the old v[j - 1]) */
+#pragma mpiad differentiate wrt(x) varying(x)
+#pragma mpiad differentiate forward wrt(x) varying(x)
+double neighbour(const double *x, int n) {
+  double *v = malloc((n + 1) * sizeof(double));
+  for (int j = 0; j <= n; j++)
+    v[j] = x[j % n];
+  for (int t = 0; t < 2; t++)
+    for (int j = 1; j <= n; j++)
+      v[j] = v[j] * v[j - 1] + 0.25 * x[j - 1];
+  double s = 0.0;
+  for (int j = 0; j <= n; j++)
+    s += v[j] * v[j];
   free(v);
   return s;
 }
@@ -161,7 +229,9 @@ static double J(void *p) {
   double v = c->which == 0   ? rows(c->u0, c->nx, NY, 3, MPI_COMM_WORLD)
              : c->which == 1 ? rowsf(c->f0, c->nx, NY, 2, NY, 2)
              : c->which == 2 ? reads(c->x, NY)
-                             : twice(c->x, NY);
+             : c->which == 3 ? twice(c->x, NY)
+             : c->which == 4 ? touch(c->x, 3, 6, 5, 7) /* 4 x 3 = NY * 3 */
+                             : neighbour(c->x, NY);
   return c->which == 0 ? v : hx_sum(v);
 }
 
@@ -171,12 +241,12 @@ int main(int argc, char **argv) {
   int nx = hx_rank_g == 0 ? 0 : NX; /* no rows on rank 0: empty ranges */
   if (hx_size_g == 1)
     nx = NX;
-  double u0[NX * NY], du[NX * NY], x[NY], dx[NY];
+  double u0[NX * NY], du[NX * NY], x[3 * NY], dx[3 * NY];
   float f0[NX * NY];
   hx_rand(u0, NX * NY, 1, hx_rank_g, -1.0, 1.0);
   hx_rand(du, NX * NY, 2, hx_rank_g, -1.0, 1.0);
-  hx_rand(x, NY, 3, hx_rank_g, 0.2, 0.9);
-  hx_rand(dx, NY, 4, hx_rank_g, -1.0, 1.0);
+  hx_rand(x, 3 * NY, 3, hx_rank_g, 0.2, 0.9);
+  hx_rand(dx, 3 * NY, 4, hx_rank_g, -1.0, 1.0);
   for (int k = 0; k < NX * NY; k++)
     f0[k] = (float)(0.5 * u0[k] + 0.5);
   ctx_t c = {u0, x, f0, nx, 0};
@@ -221,23 +291,31 @@ int main(int argc, char **argv) {
   rowsf_d(f0, fdir, nx, NY, 2, NY, 2, &fdd);
   hx_check("rowsf: dot-product test", hx_sum(fdd), hx_sum(fad), 1e-5, 1e-6);
 
-  /* reads and twice */
-  for (int which = 2; which <= 3; which++) {
+  /* reads, twice, touch (3 * NY inputs) and neighbour */
+  const char *names[] = {"", "", "reads_b", "twice_b", "touch_b", "neighbour_b"};
+  for (int which = 2; which <= 5; which++) {
     c.which = which;
-    const char *name = which == 2 ? "reads_b" : "twice_b";
-    double x_b[NY] = {0}, t = 0.0;
+    const char *name = names[which];
+    int m = which == 4 ? 3 * NY : NY;
+    double x_b[3 * NY] = {0}, t = 0.0;
     if (which == 2) {
       reads_b(x, x_b, NY, 1.0);
       reads_d(x, dx, NY, &t);
-    } else {
+    } else if (which == 3) {
       twice_b(x, x_b, NY, 1.0);
       twice_d(x, dx, NY, &t);
+    } else if (which == 4) {
+      touch_b(x, x_b, 3, 6, 5, 7, 1.0);
+      touch_d(x, dx, 3, 6, 5, 7, &t);
+    } else {
+      neighbour_b(x, x_b, NY, 1.0);
+      neighbour_d(x, dx, NY, &t);
     }
     hx_tape(name);
-    mpiad_input in[] = {{x, dx, NY, 0}};
+    mpiad_input in[] = {{x, dx, m, 0}};
     hx_grad(name, J, &c, in, 1, (double *const[]){x_b}, 1e-6, 1e-6, 1e-9);
     double l = 0.0;
-    for (int k = 0; k < NY; k++)
+    for (int k = 0; k < m; k++)
       l += dx[k] * x_b[k];
     char label[64];
     snprintf(label, sizeof label, "%s: dot-product test", name);
