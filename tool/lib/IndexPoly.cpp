@@ -57,7 +57,7 @@ struct IndexPoly {
   }
 };
 
-const long long kLimit = 1LL << 40; // far from overflow in any product
+const long long kLimit = 1LL << 30; // operands of a product: no overflow
 
 IndexPoly constant(long long v) {
   IndexPoly p;

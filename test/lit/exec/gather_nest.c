@@ -27,7 +27,9 @@
 //    subtracted (`(i) - istart + RADIUS`, no term at offset zero), the
 //    loop bounds clipped with MAX/MIN (IndexPoly.cpp reads the indices),
 //    and one more read of in at a run-time shift, which is not a term of
-//    the gathered stencil (the rest of its index differs).
+//    the gathered stencil (the rest of its index differs);
+//  - macroset: the same with `OUT(i, j) =` first, so that the reverse
+//    zeroes out_b, each row after the last target row that reads it.
 // The seeds of the points outside the box are not zero (the objective
 // reads every point).  Checked at 1-4 ranks against central differences,
 // forward against reverse by the dot-product test.
@@ -77,6 +79,10 @@
 // GEN: for (int j2 = (jstart > 2 ? jstart : 2) - 2; j2 <= (n - 2 - 1 < jend ? n - 2 - 1 : jend) + 2; j2++) {
 // GEN: for (int i2 = (istart > 2 ? istart : 2) + 2; i2 <= (n - 2 - 1 < iend ? n - 2 - 1 : iend) - 2; i2++) {
 // GEN-NEXT: in_b[i2 - istart + 2 + (j2 - jstart + 2) * (width + 2 * 2)] += weight[2 + 2][0 + 2] * out_b[i2 - 2 - istart + (j2 - jstart) * width] +
+// GEN-LABEL: double macroset_b(
+// GEN: as a gather over the whole nest (in_b at every offset)
+// GEN: the read adjoints of slice j2 - 2 are read no more: zero them
+// GEN-NEXT: if (j2 - 2 >= (jstart > 2 ? jstart : 2) && j2 - 2 <= (n - 2 - 1 < jend ? n - 2 - 1 : jend)) {
 // GEN-LABEL: double overlap_b(
 // GEN: if (1 <= nr && 1 <= nx && ys >= nr) {
 // GEN-LABEL: double cols_b(
@@ -240,6 +246,37 @@ double macro(const double *x, int n, int istart, int iend, int jstart, int jend,
   return s;
 }
 
+/* the same tile, with `OUT(i, j) =` first: the reverse zeroes out_b, row by
+ * row, once the last target row that reads it is done (offsets counted
+ * from the middle term) */
+#pragma mpiad differentiate wrt(x) varying(x)
+#pragma mpiad differentiate forward wrt(x) varying(x)
+double macroset(const double *x, int n, int istart, int iend, int jstart, int jend) {
+  int i, j, ii;
+  int width = iend - istart + 1, height = jend - jstart + 1;
+  int m = (width + 2 * RADIUS) * (height + 2 * RADIUS);
+  double *in = malloc(m * sizeof(double));
+  double *out = calloc(width * height, sizeof(double));
+  for (i = 0; i < m; i++)
+    in[i] = x[i] * (1.0 + 0.5 * x[i]);
+  for (j = MAX(jstart, RADIUS); j <= MIN(n - RADIUS - 1, jend); j++)
+    for (i = MAX(istart, RADIUS); i <= MIN(n - RADIUS - 1, iend); i++) {
+      OUT(i, j) = 0.3 * IN(i, j);
+      for (ii = 1; ii <= RADIUS; ii++)
+        OUT(i, j) += (0.2 + 0.1 * ii) * IN(i, j + ii) - 0.15 * IN(i, j - ii);
+      for (ii = 1; ii <= RADIUS; ii++)
+        OUT(i, j) += 0.25 * ii * IN(i + ii, j) - 0.05 * IN(i - ii, j);
+    }
+  double s = 0.0;
+  for (i = 0; i < width * height; i++)
+    s += out[i] * out[i] * (i % 3 + 1);
+  for (i = 0; i < m; i++)
+    s += 0.1 * in[i];
+  free(in);
+  free(out);
+  return s;
+}
+
 /* rows of nr points, ys = nr - 2 apart: consecutive rows share points */
 #pragma mpiad differentiate wrt(x) varying(x)
 #pragma mpiad differentiate forward wrt(x) varying(x)
@@ -306,6 +343,8 @@ static double call(const ctx_t *c) {
     return first(c->x, c->nx, c->ny);
   case 6: /* the tile [nx, nx + 5] x [ny, ny + 3] of an nz x nz grid */
     return macro(c->x, c->nz, c->nx, c->nx + 5, c->ny, c->ny + 3, 3);
+  case 7:
+    return macroset(c->x, c->nz, c->nx, c->nx + 5, c->ny, c->ny + 3);
   default:
     return radial(c->x, c->nx, c->ny);
   }
@@ -321,7 +360,8 @@ int main(int argc, char **argv) {
                           {0, 1, 1, 1}, {1, 5, 6, 0}, {1, 2, 2, 0}, {1, 7, 3, 0},
                           {2, 4, 5, 0}, {3, 4, 5, 0}, {4, 4, 3, 0},
                           {5, 5, 4, 0}, {5, 1, 3, 0},
-                          {6, 3, 5, 12}, {6, 0, 0, 6}, {6, 7, 2, 10}};
+                          {6, 3, 5, 12}, {6, 0, 0, 6}, {6, 7, 2, 10},
+                          {7, 3, 5, 12}, {7, 0, 0, 6}};
   int ncases = sizeof cases / sizeof cases[0];
   for (int q = 0; q < ncases; q++) {
     int which = cases[q][0], nx = cases[q][1], ny = cases[q][2], nz = cases[q][3];
@@ -330,7 +370,7 @@ int main(int argc, char **argv) {
             : which == 2 ? (nx + 2) * (ny - 2) + ny + 2
             : which <= 4 ? (nx + 2) * (ny + 2) /* cols, first */
             : which == 5 ? (nx + 2 * RAD) * (ny + 2 * RAD)
-                         : (6 + 2 * RADIUS) * (4 + 2 * RADIUS); /* macro */
+                         : (6 + 2 * RADIUS) * (4 + 2 * RADIUS); /* macro, macroset */
     static double x[MAXM], a[MAXM], dx[MAXM], da[MAXM], x_b[MAXM], a_b[MAXM];
     double t = 0.0;
     memset(x_b, 0, sizeof x_b);
@@ -342,7 +382,7 @@ int main(int argc, char **argv) {
     if (which == 0)
       hx_rand(da, n, 40 + q, hx_rank_g, -1.0, 1.0);
     static const char *names[] = {"cube_b", "skew_b", "overlap_b", "cols_b", "first_b",
-                                  "radial_b", "macro_b"};
+                                  "radial_b", "macro_b", "macroset_b"};
     char name[64];
     snprintf(name, sizeof name, "%s %dx%dx%d", names[which], nx, ny, nz);
     switch (which) {
@@ -369,9 +409,13 @@ int main(int argc, char **argv) {
       radial_b(x, x_b, nx, ny, 1.0);
       radial_d(x, dx, nx, ny, &t);
       break;
-    default:
+    case 6:
       macro_b(x, x_b, nz, nx, nx + 5, ny, ny + 3, 3, 1.0);
       macro_d(x, dx, nz, nx, nx + 5, ny, ny + 3, 3, &t);
+      break;
+    default:
+      macroset_b(x, x_b, nz, nx, nx + 5, ny, ny + 3, 1.0);
+      macroset_d(x, dx, nz, nx, nx + 5, ny, ny + 3, &t);
       break;
     }
     hx_tape(name);
