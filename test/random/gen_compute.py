@@ -140,6 +140,10 @@ class Prog:
         self.rng9 = random.Random(seed * 86028121 + 47)
         self.rng10 = random.Random(seed * 15487469 + 53)
         self.rng11 = random.Random(seed * 32452843 + 59)
+        # The stencil nest written as PRK's index macros expand: the row
+        # stride an expression, the loops over a tile whose origin each
+        # index subtracts (IndexPoly.cpp): an RNG of its own.
+        self.rng12 = random.Random(seed * 49979693 + 61)
 
     # ---- emission --------------------------------------------------------
     def emit(self, s):
@@ -1043,10 +1047,19 @@ class Prog:
         self.features.add("stencil nest %d-D" % dims)
         g, h = "g%d" % q, "h%d" % q
         strides = ["1"]
-        self.emit("int sx%d = %d;" % (q, ext[-1]))
-        strides.insert(0, "sx%d" % q)
+        # PRK's form (rng12): `g[(i0) - o + ((i1) - o) * (w + 2)]` with the
+        # counters from o + 1.
+        macro = self.rng12.random() < 0.4
+        origin = self.rng12.randrange(0, 5) if macro else 0
+        if macro:
+            self.features.add("stencil nest through a macro")
+            self.emit("int w%d = %d, o%d = %d;" % (q, ext[-1] - 2, q, origin))
+            strides.insert(0, "(w%d + 2)" % q)
+        else:
+            self.emit("int sx%d = %d;" % (q, ext[-1]))
+            strides.insert(0, "sx%d" % q)
         if dims == 3:
-            self.emit("int sp%d = sx%d * %d;" % (q, q, ext[-2]))
+            self.emit("int sp%d = %s * %d;" % (q, strides[0], ext[-2]))
             strides.insert(0, "sp%d" % q)
         total = "%s * %d" % (strides[0], ext[0])
         self.emit("double *%s = malloc((size_t)(%s) * sizeof(double));" % (g, total))
@@ -1058,9 +1071,17 @@ class Prog:
         self.emit("}")
         lv = ["i2", "i1", "i0"][-dims:]
         for d in range(dims):
-            self.emit("  " * d + "for (int %s = 1; %s < %d; %s++)" % (lv[d], lv[d], ext[d] - 1, lv[d]))
+            if macro:
+                self.emit("  " * d + "for (int %s = o%d + 1; %s < o%d + %d; %s++)"
+                          % (lv[d], q, lv[d], q, ext[d] - 1, lv[d]))
+            else:
+                self.emit("  " * d + "for (int %s = 1; %s < %d; %s++)"
+                          % (lv[d], lv[d], ext[d] - 1, lv[d]))
         ind = "  " * dims
-        c = " + ".join("%s * %s" % (lv[d], strides[d]) if strides[d] != "1" else lv[d]
+        # The grid coordinate of counter d: the counter, or (counter) - o.
+        co = [("(%s) - o%d" % (lv[d], q)) if macro else lv[d] for d in range(dims)]
+        c = " + ".join(("(%s) * %s" % (co[d], strides[d]) if macro else
+                        "%s * %s" % (co[d], strides[d])) if strides[d] != "1" else co[d]
                        for d in range(dims))
         offs = set()
         while len(offs) < R9.randrange(2, 6):
@@ -1074,7 +1095,12 @@ class Prog:
                                    for d in range(dims) if o[d])
             parts = []
             for d in range(dims):
-                v = lv[d] if not o[d] else "(%s %s %d)" % (lv[d], "+" if o[d] > 0 else "-", abs(o[d]))
+                if macro:
+                    v = "(%s%s - o%d)" % (lv[d], "" if not o[d] else " %s %d" % (
+                        "+" if o[d] > 0 else "-", abs(o[d])), q)
+                else:
+                    v = lv[d] if not o[d] else "(%s %s %d)" % (
+                        lv[d], "+" if o[d] > 0 else "-", abs(o[d]))
                 parts.append(v if strides[d] == "1" else "%s * %s" % (v, strides[d]))
             return " + ".join(parts)
         terms = []

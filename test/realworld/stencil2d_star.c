@@ -14,6 +14,14 @@
  * RUN: %mpirun 2 %t | FileCheck %s --implicit-check-not=FAIL
  * RUN: %mpirun 4 %t | FileCheck %s --implicit-check-not=FAIL
  * CHECK: ALL PASSED
+ * The reverse of the stencil is a gather over the whole nest, read through
+ * the index macros (row stride `width + 2 * RADIUS`), and the touch's rows
+ * are restored before its reversed loop:
+ * RUN: %mpiad-emit -Dmain=program_main %s -o - | sed '/^ \* [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
+ * GEN-LABEL: double stencil_norm_b(
+ * GEN: mpiad_pop_f64_array(&in[
+ * GEN-NEXT: for (i = iend; i >= istart; i--) {
+ * GEN: reverse of the stencil nest over j2, i2, as a gather over the whole nest (in_b at every offset)
  */
 #include <math.h>
 #include <mpi.h>
