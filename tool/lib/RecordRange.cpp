@@ -37,11 +37,14 @@
 //   - the reverse body has the matching pop and no other push or pop, and
 //     writes nothing of a's storage.
 // If the reverse body reads nothing of a's storage, the range is restored
-// after the reversed loop.  If it reads a[idx] only, and only after the
-// pop (the touch `in[c] += 0.1 * sin(in[c])`, whose reverse needs cos of
-// the old in[c]), each iteration reads the value its pop restored and no
-// other iteration changes it: the range is restored before the reversed
-// loop.  Otherwise nothing changes.
+// after the reversed loop.  If it reads a[idx] only after the pop (the
+// touch `in[c] += 0.1 * sin(in[c])`, whose reverse needs cos of the old
+// in[c]), and otherwise only elements of later iterations (a[idx + 1],
+// which the reversed loop has restored before it reaches j), every read
+// sees the value the per-element pops would give: the range is restored
+// before the reversed loop.  A read of an earlier iteration's element
+// (a[idx - 1], still the new value when the reverse reaches j) keeps the
+// records per element.  Otherwise nothing changes.
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
@@ -162,9 +165,11 @@ bool recordRange(Function &F, const Frontend &fe, const Stmt &loop,
   for (const StmtP &s : rev)
     if (s != pop)
       rest.push_back(s);
-  // Reads of a's storage: none, or only of a[idx] after the pop, in plain
-  // assignments and declarations (then the whole range is restored before
-  // the reversed loop instead of after it).
+  // Reads of a's storage: none, or only of elements that the per-element
+  // pops would have restored by then (a[idx] after the pop, elements of
+  // later iterations anywhere), in plain assignments and declarations:
+  // then the whole range is restored before the reversed loop instead of
+  // after it.
   bool early = false;
   std::set<Var *> reads;
   referenced(rest, reads);
@@ -175,8 +180,17 @@ bool recordRange(Function &F, const Frontend &fe, const Stmt &loop,
     std::function<void(const ExprP &)> look = [&](const ExprP &e) {
       if (!e)
         return;
-      if (e->kind == Expr::Index && printExpr(e) == elemText) {
-        ok &= popSeen;
+      // a[base + j + c]: the element of iteration j + (c - off), which
+      // the per-element pops have restored when the reversed loop (down
+      // from hi) reaches j if c > off, or from j's own pop on if c == off.
+      if (e->kind == Expr::Index && e->ops[0]->kind == Expr::VarRef &&
+          e->ops[0]->var == a) {
+        ExprP b2;
+        std::string key2;
+        long long c2 = 0;
+        if (!splitAffine(e->ops[1], j, b2, key2, c2) || key2 != key ||
+            c2 < off || (c2 == off && !popSeen))
+          ok = false;
         look(e->ops[1]);
         return;
       }

@@ -12,8 +12,11 @@
 //            loop;
 //   touch:   the PRK stencil's touch `in[c] += 0.1 * sin(in[c])` over the rows
 //            of a 2-D field read through an index macro (popped before);
-//   neighbour: the reverse reads v[j - 1] too, which another iteration
-//            restores: recorded per element;
+//   ahead:   the reverse reads v[j + 1] too, which the reversed loop has
+//            restored before it reaches j: popped before;
+//   neighbour: the reverse reads v[j - 1] too, which an earlier iteration
+//            overwrote and the reverse of j must see new: recorded per
+//            element;
 //   twice:   the body writes two elements: recorded per element.
 // Each is checked at 1-4 ranks against central differences and by the
 // dot-product test, with an empty tape after each adjoint.
@@ -48,6 +51,10 @@
 // GEN-NEXT: for (i = iend; i >= istart; i--) {
 // GEN-NEXT: double mpiad_t1 = in_b[i - istart + 2 + (j - jstart + 2) * (width + 2 * 2)];
 // GEN-NEXT: in_b[i - istart + 2 + (j - jstart + 2) * (width + 2 * 2)] += 0.1 * mpiad_t1 * cos(in[i - istart + 2 + (j - jstart + 2) * (width + 2 * 2)]);
+// GEN-LABEL: double ahead_b(
+// GEN: /* reverse sweep */
+// GEN: mpiad_pop_f64_array(&v[0], n > 0 ? n : 0);
+// GEN-NEXT: for (int j = n - 1; j >= 0; j--) {
 // GEN-LABEL: double neighbour_b(
 // GEN: mpiad_push_f64(v[j]);
 // GEN: v[j] = mpiad_pop_f64();
@@ -173,6 +180,25 @@ double touch(const double *x, int istart, int iend, int jstart, int jend) {
   return s;
 }
 
+/* the reverse reads v[j + 1], which iteration j + 1 overwrote after j
+   read it: the reversed loop restores it before it reaches j, so the row
+   may be restored before the reversed loop */
+#pragma mpiad differentiate wrt(x) varying(x)
+#pragma mpiad differentiate forward wrt(x) varying(x)
+double ahead(const double *x, int n) {
+  double *v = malloc((n + 1) * sizeof(double));
+  for (int j = 0; j <= n; j++)
+    v[j] = x[j % n];
+  for (int t = 0; t < 2; t++)
+    for (int j = 0; j < n; j++)
+      v[j] = v[j] * v[j + 1] + 0.25 * x[j] + 0.5;
+  double s = 0.0;
+  for (int j = 0; j <= n; j++)
+    s += v[j] * v[j] * (j + 1);
+  free(v);
+  return s;
+}
+
 /* the reverse reads v[j - 1], which the iteration before overwrote: each
    element is restored at its own iteration (restoring them all first would
    give the reverse of iteration j the old v[j - 1]) */
@@ -231,7 +257,8 @@ static double J(void *p) {
              : c->which == 2 ? reads(c->x, NY)
              : c->which == 3 ? twice(c->x, NY)
              : c->which == 4 ? touch(c->x, 3, 6, 5, 7) /* 4 x 3 = NY * 3 */
-                             : neighbour(c->x, NY);
+             : c->which == 5 ? neighbour(c->x, NY)
+                             : ahead(c->x, NY);
   return c->which == 0 ? v : hx_sum(v);
 }
 
@@ -291,9 +318,10 @@ int main(int argc, char **argv) {
   rowsf_d(f0, fdir, nx, NY, 2, NY, 2, &fdd);
   hx_check("rowsf: dot-product test", hx_sum(fdd), hx_sum(fad), 1e-5, 1e-6);
 
-  /* reads, twice, touch (3 * NY inputs) and neighbour */
-  const char *names[] = {"", "", "reads_b", "twice_b", "touch_b", "neighbour_b"};
-  for (int which = 2; which <= 5; which++) {
+  /* reads, twice, touch (3 * NY inputs), neighbour and ahead */
+  const char *names[] = {"", "", "reads_b", "twice_b", "touch_b", "neighbour_b",
+                         "ahead_b"};
+  for (int which = 2; which <= 6; which++) {
     c.which = which;
     const char *name = names[which];
     int m = which == 4 ? 3 * NY : NY;
@@ -307,9 +335,12 @@ int main(int argc, char **argv) {
     } else if (which == 4) {
       touch_b(x, x_b, 3, 6, 5, 7, 1.0);
       touch_d(x, dx, 3, 6, 5, 7, &t);
-    } else {
+    } else if (which == 5) {
       neighbour_b(x, x_b, NY, 1.0);
       neighbour_d(x, dx, NY, &t);
+    } else {
+      ahead_b(x, x_b, NY, 1.0);
+      ahead_d(x, dx, NY, &t);
     }
     hx_tape(name);
     mpiad_input in[] = {{x, dx, m, 0}};
