@@ -20,12 +20,12 @@ namespace mpiad {
 
 namespace {
 
-/// A product of variables, sorted (by name, then address) so that equal
-/// products compare equal and print the same way every run.
+/// A product of variables, sorted (by name, then creation order) so that
+/// equal products compare equal and print the same way every run.
 using Monomial = std::vector<const Var *>;
 
 bool varBefore(const Var *a, const Var *b) {
-  return a->name != b->name ? a->name < b->name : a < b;
+  return a->name != b->name ? a->name < b->name : a->order < b->order;
 }
 
 struct MonomialLess {
@@ -157,8 +157,11 @@ std::string printPoly(const IndexPoly &p) {
   std::string s;
   for (auto &[m, c] : p.terms) {
     s += (c < 0 ? "-" : "+") + std::to_string(std::llabs(c));
+    // Two variables may share a name until Module::nameVariables makes
+    // them unique (an inlined helper's n and the caller's): the key names
+    // each by its creation order too.
     for (const Var *v : m)
-      s += "*" + v->name;
+      s += "*" + v->name + "#" + std::to_string(v->order);
   }
   return s.empty() ? "0" : s;
 }
