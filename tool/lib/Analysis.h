@@ -302,9 +302,11 @@ struct DimVal {
 };
 /// idx (times sign) as the sum over dimensions d of strides[d] * dims[d]
 /// (strides[0] is null, the stride 1; each dimension a counter of `loops`
-/// plus an offset).  With `grow`, a stable variable that multiplies a loop
-/// counter becomes a new stride.  `c - sx` adds -1 to the dimension of sx.
-bool decompose(const ExprP &idx, int sign, std::vector<const Var *> &strides,
+/// plus an offset).  With `grow`, a stride (an expression of stable integer
+/// variables and literals, `ys` or a macro's `(ny + 2)`) that multiplies a
+/// loop counter becomes a new stride; strides compare as printed.  `c -
+/// sx` adds -1 to the dimension of sx.
+bool decompose(const ExprP &idx, int sign, std::vector<ExprP> &strides,
                bool grow, const std::set<const Var *> &loops,
                std::vector<DimVal> &dims);
 /// One dimension of the region a partial copy-back copies: indices lo..hi

@@ -461,6 +461,15 @@ bool swappable(Function &f, size_t top, const Stmt &time, size_t k,
 //    that the rows are disjoint, increasing and inside [0, N), and the code
 //    falls back to the copy otherwise.
 
+bool sameStrides(const std::vector<ExprP> &a, const std::vector<ExprP> &b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t d = 1; d < a.size(); ++d)
+    if (printExpr(a[d]) != printExpr(b[d]))
+      return false;
+  return true;
+}
+
 bool sameDims(const std::vector<DimVal> &a, const std::vector<DimVal> &b) {
   if (a.size() != b.size())
     return false;
@@ -495,38 +504,68 @@ bool addTo(DimVal &d, const ExprP &x, int sign,
 
 } // namespace
 
+/// A stride: an integer expression of literals and stable integer
+/// variables, none a loop counter, with + - * and at least one variable
+/// (`ys`, or `(ny + 2)` from a macro `U(i, j) u[(i) * (ny + 2) + (j)]`).
+static bool isStrideExpr(const ExprP &e, const std::set<const Var *> &loops,
+                         bool &hasVar) {
+  switch (e->kind) {
+  case Expr::IntLit:
+    return true;
+  case Expr::VarRef:
+    hasVar = true;
+    return e->var->type.isIntScalar() && isStable(e->var) &&
+           !loops.count(e->var);
+  case Expr::Binary:
+    return (e->text == "+" || e->text == "-" || e->text == "*") &&
+           isStrideExpr(e->ops[0], loops, hasVar) &&
+           isStrideExpr(e->ops[1], loops, hasVar);
+  default:
+    return false;
+  }
+}
+
 /// idx as the sum over dimensions d of strides[d] * dims[d] (strides[0] is
-/// null, the stride 1).  With `grow`, a stable variable that multiplies a
-/// loop counter becomes a new stride.
-bool decompose(const ExprP &idx, int sign, std::vector<const Var *> &strides,
+/// null, the stride 1; the others compared as printed).  With `grow`, a
+/// stride expression that multiplies a loop counter becomes a new stride.
+bool decompose(const ExprP &idx, int sign, std::vector<ExprP> &strides,
                bool grow, const std::set<const Var *> &loops,
                std::vector<DimVal> &dims) {
+  auto dimOf = [&](const ExprP &e) -> int {
+    std::string t = printExpr(e);
+    for (size_t d = 1; d < strides.size(); ++d)
+      if (printExpr(strides[d]) == t)
+        return (int)d;
+    return -1;
+  };
+  if (dims.empty())
+    dims.resize(1);
+  // A stride on its own (`c - ys`, `c + (ny + 2)`): one step in its
+  // dimension, before a sum is split into its terms.
+  if (idx->kind != Expr::IntLit && dimOf(idx) > 0) {
+    if (dims.size() < strides.size())
+      dims.resize(strides.size());
+    dims[dimOf(idx)].off.c += sign;
+    return true;
+  }
   if (idx->kind == Expr::Binary && (idx->text == "+" || idx->text == "-"))
     return decompose(idx->ops[0], sign, strides, grow, loops, dims) &&
            decompose(idx->ops[1], idx->text == "-" ? -sign : sign, strides,
                      grow, loops, dims);
-  auto dimOf = [&](const Var *v) -> int {
-    for (size_t d = 1; d < strides.size(); ++d)
-      if (strides[d] == v)
-        return (int)d;
-    return -1;
-  };
   auto isStride = [&](const ExprP &e) {
-    return e->kind == Expr::VarRef && e->var->type.isIntScalar() &&
-           isStable(e->var) && !loops.count(e->var);
+    bool hasVar = false;
+    return isStrideExpr(e, loops, hasVar) && hasVar;
   };
-  if (dims.empty())
-    dims.resize(1);
   if (idx->kind == Expr::Binary && idx->text == "*") {
     for (int side = 0; side < 2; ++side) {
       const ExprP &st = idx->ops[side], &x = idx->ops[1 - side];
       if (!isStride(st))
         continue;
-      int d = dimOf(st->var);
+      int d = dimOf(st);
       if (d < 0) {
         if (!grow || x->kind != Expr::VarRef || !loops.count(x->var))
           continue;
-        strides.push_back(st->var);
+        strides.push_back(st);
         d = (int)strides.size() - 1;
       }
       if (dims.size() < strides.size())
@@ -534,12 +573,6 @@ bool decompose(const ExprP &idx, int sign, std::vector<const Var *> &strides,
       return addTo(dims[d], x, sign, loops);
     }
     return false;
-  }
-  if (idx->kind == Expr::VarRef && dimOf(idx->var) > 0) {
-    if (dims.size() < strides.size())
-      dims.resize(strides.size());
-    dims[dimOf(idx->var)].off.c += sign;
-    return true;
   }
   return addTo(dims[0], idx, sign, loops);
 }
@@ -638,7 +671,7 @@ ExprP substVars(const ExprP &e, const std::map<const Var *, ExprP> &env) {
 /// the top of their bodies (e not reading b).  Integer locals assigned in
 /// the bodies are substituted into the indices.
 bool writeBoxes(const Stmt &s, const Var *b,
-                const std::vector<const Var *> &strides, Ranges ranges,
+                const std::vector<ExprP> &strides, Ranges ranges,
                 std::map<const Var *, ExprP> &env, std::vector<Box> &out) {
   if (s.kind == Stmt::Assign && s.op == "=" && isElementOf(s.lhs, b)) {
     if (mentions(s.rhs, b))
@@ -646,7 +679,7 @@ bool writeBoxes(const Stmt &s, const Var *b,
     std::set<const Var *> loops;
     for (auto &r : ranges)
       loops.insert(r.first);
-    std::vector<const Var *> st = strides;
+    std::vector<ExprP> st = strides;
     std::vector<DimVal> dims;
     Box box;
     if (!decompose(substVars(s.lhs->ops[1], env), 1, st, false, loops, dims) ||
@@ -786,11 +819,11 @@ bool regionSwappable(Function &f, size_t top, const Stmt &time, size_t k,
       return false;
     recordsDst = true;
   }
-  std::vector<const Var *> strides{nullptr}, again{nullptr};
+  std::vector<ExprP> strides{nullptr}, again{nullptr};
   std::vector<DimVal> dims, rdims;
   if (!decompose(a.lhs->ops[1], 1, strides, true, loops, dims) ||
       !decompose(a.rhs->ops[1], 1, again, true, loops, rdims) ||
-      strides != again || !sameDims(dims, rdims))
+      !sameStrides(strides, again) || !sameDims(dims, rdims))
     return false;
   // Each counter is the value of one dimension; the outer loops have the
   // larger strides (the run-time check assumes that order).
@@ -803,7 +836,7 @@ bool regionSwappable(Function &f, size_t top, const Stmt &time, size_t k,
   if (dims[0].loop != order.back())
     return false;
   // Dimension d >= 1 is the loop d levels out of the innermost.
-  std::vector<const Var *> sorted{nullptr};
+  std::vector<ExprP> sorted{nullptr};
   std::vector<DimVal> sortedDims{dims[0]};
   for (size_t level = 1; level < order.size(); ++level)
     for (size_t d = 1; d < dims.size(); ++d)
@@ -838,9 +871,13 @@ bool regionSwappable(Function &f, size_t top, const Stmt &time, size_t k,
         }))
       return false;
   }
-  for (size_t d = 1; d < strides.size(); ++d)
-    if (!setBefore(f, top, strides[d]))
-      return false;
+  for (size_t d = 1; d < strides.size(); ++d) {
+    std::set<Var *> vs;
+    collectVars(strides[d], vs);
+    for (Var *v : vs)
+      if (!setBefore(f, top, v))
+        return false;
+  }
   for (size_t d = 0; d < dims.size(); ++d)
     for (const Affine *x : {&region.lo[d], &region.hi[d]})
       if (x->sym && !setBefore(f, top, x->sym))
@@ -885,7 +922,7 @@ bool regionSwappable(Function &f, size_t top, const Stmt &time, size_t k,
     ExprP span = hi.sym == lo.sym ? mkInt(hi.c - lo.c)
                  : !lo.sym        ? expr({hi.sym, hi.c - lo.c})
                                   : mkBinary("-", expr(hi), expr(lo));
-    out.region.push_back({d ? mkVar(const_cast<Var *>(strides[d])) : nullptr,
+    out.region.push_back({d ? strides[d] : nullptr,
                           expr(lo), expr(hi), span});
   }
   return true;

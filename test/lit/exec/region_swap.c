@@ -22,6 +22,11 @@
 //  - allred: the whole buffer, a nonlinear step (the swap pushes the old
 //    field), the field reduced in place over the ranks after the copy
 //    (the reverse reads its result: the reduction is not linear here).
+//  - macro2d: grid2d written through index macros, `U(i, j) u[(i) * (ny +
+//    2) + (j)]`: the row stride is the expression `(ny + 2)`, read as a
+//    stride as a variable is (BufferSwap.cpp decompose);
+//  - macropart: the same, the step writing all rows but the last: the copy
+//    reads the old contents of un there, so no swap.
 // Sizes 1 to 5 in each dimension, 0 to 3 steps; data vary per rank.
 // RUN: %mpiad-cc %s -I%S/../Inputs -lm -o %t
 // RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
@@ -29,6 +34,14 @@
 // RUN: %mpirun 3 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 4 %t | FileCheck %s --implicit-check-not=FAIL
 // CHECK: ALL PASSED
+// RUN: %mpiad-emit %s -I%S/../Inputs -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
+// GEN-LABEL: double macro2d_b(
+// GEN: copy-back of the region of u from un: the old contents of un there are not read again, so swap the buffers
+// GEN-LABEL: double macro2d_d(
+// GEN: copy-back of the region of u from un
+// GEN-LABEL: double macropart_b(
+// GEN-NOT: copy-back of the region
+// GEN-LABEL: double macropart_d(
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -273,6 +286,79 @@ double allred(const double *u0, int n, int T, MPI_Comm comm) {
   return J;
 }
 
+#define U(i, j) u[(i) * (ny + 2) + (j)]
+#define UN(i, j) un[(i) * (ny + 2) + (j)]
+#pragma mpiad differentiate wrt(u0, kappa) varying(u0, kappa, nx, up, down)
+#pragma mpiad differentiate forward wrt(u0, kappa)
+double macro2d(const double *u0, const double *kappa, int nx, int ny, int T,
+               int up, int down, MPI_Comm comm) {
+  double *u = calloc((size_t)(nx + 2) * (size_t)(ny + 2), sizeof(double));
+  double *un = calloc((size_t)(nx + 2) * (size_t)(ny + 2), sizeof(double));
+  for (int i = 1; i <= nx; i++)
+    for (int j = 1; j <= ny; j++)
+      U(i, j) = u0[(i - 1) * ny + (j - 1)];
+  for (int t = 0; t < T; t++) {
+    MPI_Sendrecv(&U(nx, 0), ny + 2, MPI_DOUBLE, up, 0, &U(0, 0), ny + 2,
+                 MPI_DOUBLE, down, 0, comm, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&U(1, 0), ny + 2, MPI_DOUBLE, down, 1, &U(nx + 1, 0), ny + 2,
+                 MPI_DOUBLE, up, 1, comm, MPI_STATUS_IGNORE);
+    for (int i = 1; i <= nx; i++)
+      for (int j = 1; j <= ny; j++)
+        UN(i, j) = U(i, j) + 0.1 * kappa[(i - 1) * ny + (j - 1)] * U(i, j) *
+                                 (U(i - 1, j) + U(i + 1, j) + U(i, j - 1) +
+                                  U(i, j + 1) - 4.0 * U(i, j));
+    for (int i = 1; i <= nx; i++)
+      for (int j = 1; j <= ny; j++)
+        U(i, j) = UN(i, j);
+  }
+  double s = 0.0;
+  for (int i = 1; i <= nx; i++)
+    for (int j = 1; j <= ny; j++)
+      s += sin(U(i, j)) * (1.0 + 0.01 * (i * (ny + 2) + j));
+  double J = 0.0;
+  MPI_Allreduce(&s, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(un);
+  free(u);
+  return J;
+}
+
+/* the same, the step writing rows 1 .. nx - 1 only: row nx of un keeps its
+ * old contents, which the copy reads, so no swap */
+#pragma mpiad differentiate wrt(u0, kappa) varying(u0, kappa, nx, up, down)
+#pragma mpiad differentiate forward wrt(u0, kappa)
+double macropart(const double *u0, const double *kappa, int nx, int ny, int T,
+                 int up, int down, MPI_Comm comm) {
+  double *u = calloc((size_t)(nx + 2) * (size_t)(ny + 2), sizeof(double));
+  double *un = calloc((size_t)(nx + 2) * (size_t)(ny + 2), sizeof(double));
+  for (int i = 1; i <= nx; i++)
+    for (int j = 1; j <= ny; j++) {
+      U(i, j) = u0[(i - 1) * ny + (j - 1)];
+      UN(i, j) = 0.5 * U(i, j);
+    }
+  for (int t = 0; t < T; t++) {
+    MPI_Sendrecv(&U(nx, 0), ny + 2, MPI_DOUBLE, up, 0, &U(0, 0), ny + 2,
+                 MPI_DOUBLE, down, 0, comm, MPI_STATUS_IGNORE);
+    for (int i = 1; i < nx; i++)
+      for (int j = 1; j <= ny; j++)
+        UN(i, j) = U(i, j) + 0.1 * kappa[(i - 1) * ny + (j - 1)] *
+                                 (U(i - 1, j) + U(i + 1, j) - 2.0 * U(i, j));
+    for (int i = 1; i <= nx; i++)
+      for (int j = 1; j <= ny; j++)
+        U(i, j) = UN(i, j);
+  }
+  double s = 0.0;
+  for (int i = 1; i <= nx; i++)
+    for (int j = 1; j <= ny; j++)
+      s += sin(U(i, j)) * (1.0 + 0.01 * (i * (ny + 2) + j));
+  double J = 0.0;
+  MPI_Allreduce(&s, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(un);
+  free(u);
+  return J;
+}
+#undef U
+#undef UN
+
 enum { NMAX = 7 * 7 * 7 };
 typedef struct {
   double *u0, *kappa;
@@ -295,6 +381,10 @@ static double J(void *p) {
     return overlap(c->u0, c->nx, c->ny, c->s, c->T, w);
   case 6:
     return allred(c->u0, c->nx, c->T, w);
+  case 7:
+    return macro2d(c->u0, c->kappa, c->nx, c->ny, c->T, up_g, down_g, w);
+  case 8:
+    return macropart(c->u0, c->kappa, c->nx, c->ny, c->T, up_g, down_g, w);
   default:
     return partial(c->u0, c->nx, c->ny, c->T, w);
   }
@@ -328,6 +418,16 @@ static double run(ctx_t *c, double *ub, double *kb, double *ud,
   case 6:
     return tangent ? allred_d(c->u0, ud, nx, T, w, jd)
                    : allred_b(c->u0, ub, nx, T, w, 1.0);
+  case 7:
+    return tangent ? macro2d_d(c->u0, ud, c->kappa, kd, nx, ny, T, up_g,
+                               down_g, w, jd)
+                   : macro2d_b(c->u0, ub, c->kappa, kb, nx, ny, T, up_g,
+                               down_g, w, 1.0);
+  case 8:
+    return tangent ? macropart_d(c->u0, ud, c->kappa, kd, nx, ny, T, up_g,
+                                 down_g, w, jd)
+                   : macropart_b(c->u0, ub, c->kappa, kb, nx, ny, T, up_g,
+                                 down_g, w, 1.0);
   default:
     return tangent ? partial_d(c->u0, ud, nx, ny, T, w, jd)
                    : partial_b(c->u0, ub, nx, ny, T, w, 1.0);
@@ -341,11 +441,12 @@ int main(int argc, char **argv) {
   up_g = r + 1 < p ? r + 1 : MPI_PROC_NULL;
   down_g = r > 0 ? r - 1 : MPI_PROC_NULL;
   const char *names[] = {"rows1d",  "grid2d",  "halo2d", "box3d",
-                         "overlap", "partial", "allred"};
+                         "overlap", "partial", "allred", "macro2d",
+                         "macropart"};
   const int sizes[][3] = {{1, 1, 1}, {2, 3, 1}, {3, 1, 2},
                           {5, 4, 3}, {4, 5, 2}, {7, 6, 2}};
   const int steps[] = {0, 1, 3};
-  for (int which = 0; which < 7; which++)
+  for (int which = 0; which < 9; which++)
     for (int si = 0; si < 6; si++)
       for (int ti = 0; ti < 3; ti++)
         for (int sv = 0; sv < (which == 4 ? 2 : 1); sv++) {
@@ -363,7 +464,7 @@ int main(int argc, char **argv) {
                    : which == 4 ? c.nx * c.s + c.ny + 1
                    : which == 5 ? (c.nx + 2) * (c.ny + 2)
                                 : c.nx * c.ny;
-          int nk = which == 1 || which == 2 ? c.nx * c.ny : 0;
+          int nk = which == 1 || which == 2 || which >= 7 ? c.nx * c.ny : 0;
           double u0[NMAX], du[NMAX], ub[NMAX] = {0}, ud[NMAX];
           double kappa[NMAX], dk[NMAX], kb[NMAX] = {0}, kd[NMAX];
           unsigned long long seed = 100 * which + 10 * si + ti + 1000 * sv;
