@@ -557,6 +557,49 @@ bool decompose(const ExprP &idx, int sign, std::vector<ExprP> &strides,
     return isStrideExpr(e, loops, hasVar) && hasVar;
   };
   if (idx->kind == Expr::Binary && idx->text == "*") {
+    // A product with one factor that holds a loop counter: the other
+    // factors, multiplied in their order, are the stride (`(k) * (nx + 2)
+    // * (ny + 2)`, a macro's plane stride).
+    std::vector<ExprP> factors;
+    std::function<void(const ExprP &)> flat = [&](const ExprP &e) {
+      if (e->kind == Expr::Binary && e->text == "*") {
+        flat(e->ops[0]);
+        flat(e->ops[1]);
+      } else {
+        factors.push_back(e);
+      }
+    };
+    flat(idx);
+    int counterAt = -1, counters = 0;
+    for (size_t k = 0; k < factors.size(); ++k) {
+      std::set<Var *> vs;
+      collectVars(factors[k], vs);
+      for (Var *v : vs)
+        if (loops.count(v)) {
+          counterAt = (int)k;
+          ++counters;
+          break;
+        }
+    }
+    if (factors.size() > 2 && counters == 1) {
+      ExprP st;
+      for (size_t k = 0; k < factors.size(); ++k)
+        if ((int)k != counterAt)
+          st = st ? mkBinary("*", st, factors[k]) : factors[k];
+      const ExprP &x = factors[counterAt];
+      if (!isStride(st))
+        return false;
+      int d = dimOf(st);
+      if (d < 0) {
+        if (!grow || x->kind != Expr::VarRef || !loops.count(x->var))
+          return false;
+        strides.push_back(st);
+        d = (int)strides.size() - 1;
+      }
+      if (dims.size() < strides.size())
+        dims.resize(strides.size());
+      return addTo(dims[d], x, sign, loops);
+    }
     for (int side = 0; side < 2; ++side) {
       const ExprP &st = idx->ops[side], &x = idx->ops[1 - side];
       if (!isStride(st))

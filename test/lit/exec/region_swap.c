@@ -26,7 +26,9 @@
 //    2) + (j)]`: the row stride is the expression `(ny + 2)`, read as a
 //    stride as a variable is (BufferSwap.cpp decompose);
 //  - macropart: the same, the step writing all rows but the last: the copy
-//    reads the old contents of un there, so no swap.
+//    reads the old contents of un there, so no swap;
+//  - macro3d: box3d through a macro whose plane stride is the product
+//    `(k) * (nx + 2) * (ny + 2)`.
 // Sizes 1 to 5 in each dimension, 0 to 3 steps; data vary per rank.
 // RUN: %mpiad-cc %s -I%S/../Inputs -lm -o %t
 // RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
@@ -42,6 +44,8 @@
 // GEN-LABEL: double macropart_b(
 // GEN-NOT: copy-back of the region
 // GEN-LABEL: double macropart_d(
+// GEN-LABEL: double macro3d_b(
+// GEN: copy-back of the region of u from un: the old contents of un there are not read again, so swap the buffers
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -359,6 +363,51 @@ double macropart(const double *u0, const double *kappa, int nx, int ny, int T,
 #undef U
 #undef UN
 
+/* box3d through a macro whose plane stride is a product */
+#define U(i, j, k) u[(k) * (nx + 2) * (ny + 2) + (j) * (nx + 2) + (i)]
+#define UN(i, j, k) un[(k) * (nx + 2) * (ny + 2) + (j) * (nx + 2) + (i)]
+#pragma mpiad differentiate wrt(u0) varying(u0, up, down)
+#pragma mpiad differentiate forward wrt(u0)
+double macro3d(const double *u0, int nx, int ny, int nz, int T, int up,
+               int down, MPI_Comm comm) {
+  int len = (nz + 2) * (ny + 2) * (nx + 2);
+  double *u = calloc(len, sizeof(double));
+  double *un = calloc(len, sizeof(double));
+  for (int k = 1; k <= nz; k++)
+    for (int j = 1; j <= ny; j++)
+      for (int i = 1; i <= nx; i++)
+        U(i, j, k) = u0[((k - 1) * ny + (j - 1)) * nx + (i - 1)];
+  for (int t = 0; t < T; t++) {
+    MPI_Sendrecv(&U(0, 0, nz), (nx + 2) * (ny + 2), MPI_DOUBLE, up, 0,
+                 &U(0, 0, 0), (nx + 2) * (ny + 2), MPI_DOUBLE, down, 0, comm,
+                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&U(0, 0, 1), (nx + 2) * (ny + 2), MPI_DOUBLE, down, 1,
+                 &U(0, 0, nz + 1), (nx + 2) * (ny + 2), MPI_DOUBLE, up, 1, comm,
+                 MPI_STATUS_IGNORE);
+    for (int k = 1; k <= nz; k++)
+      for (int j = 1; j <= ny; j++)
+        for (int i = 1; i <= nx; i++)
+          UN(i, j, k) = U(i, j, k) + 0.1 * (U(i - 1, j, k) + U(i + 1, j, k) +
+                                            U(i, j - 1, k) + U(i, j + 1, k) +
+                                            U(i, j, k - 1) + U(i, j, k + 1) -
+                                            6.0 * U(i, j, k));
+    for (int k = 1; k <= nz; k++)
+      for (int j = 1; j <= ny; j++)
+        for (int i = 1; i <= nx; i++)
+          U(i, j, k) = UN(i, j, k);
+  }
+  double s = 0.0;
+  for (int c = 0; c < len; c++)
+    s += u[c] * u[c] * (1.0 + 0.001 * c);
+  double J = 0.0;
+  MPI_Allreduce(&s, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(un);
+  free(u);
+  return J;
+}
+#undef U
+#undef UN
+
 enum { NMAX = 7 * 7 * 7 };
 typedef struct {
   double *u0, *kappa;
@@ -385,6 +434,8 @@ static double J(void *p) {
     return macro2d(c->u0, c->kappa, c->nx, c->ny, c->T, up_g, down_g, w);
   case 8:
     return macropart(c->u0, c->kappa, c->nx, c->ny, c->T, up_g, down_g, w);
+  case 9:
+    return macro3d(c->u0, c->nx, c->ny, c->nz, c->T, up_g, down_g, w);
   default:
     return partial(c->u0, c->nx, c->ny, c->T, w);
   }
@@ -428,6 +479,9 @@ static double run(ctx_t *c, double *ub, double *kb, double *ud,
                                  down_g, w, jd)
                    : macropart_b(c->u0, ub, c->kappa, kb, nx, ny, T, up_g,
                                  down_g, w, 1.0);
+  case 9:
+    return tangent ? macro3d_d(c->u0, ud, nx, ny, nz, T, up_g, down_g, w, jd)
+                   : macro3d_b(c->u0, ub, nx, ny, nz, T, up_g, down_g, w, 1.0);
   default:
     return tangent ? partial_d(c->u0, ud, nx, ny, T, w, jd)
                    : partial_b(c->u0, ub, nx, ny, T, w, 1.0);
@@ -442,11 +496,11 @@ int main(int argc, char **argv) {
   down_g = r > 0 ? r - 1 : MPI_PROC_NULL;
   const char *names[] = {"rows1d",  "grid2d",  "halo2d", "box3d",
                          "overlap", "partial", "allred", "macro2d",
-                         "macropart"};
+                         "macropart", "macro3d"};
   const int sizes[][3] = {{1, 1, 1}, {2, 3, 1}, {3, 1, 2},
                           {5, 4, 3}, {4, 5, 2}, {7, 6, 2}};
   const int steps[] = {0, 1, 3};
-  for (int which = 0; which < 9; which++)
+  for (int which = 0; which < 10; which++)
     for (int si = 0; si < 6; si++)
       for (int ti = 0; ti < 3; ti++)
         for (int sv = 0; sv < (which == 4 ? 2 : 1); sv++) {
@@ -460,11 +514,13 @@ int main(int argc, char **argv) {
           if (which == 4 && c.s < 1)
             continue;
           int nu = which == 0 || which == 6 ? c.nx
-                   : which == 3 ? c.nx * c.ny * c.nz
+                   : which == 3 || which == 9 ? c.nx * c.ny * c.nz
                    : which == 4 ? c.nx * c.s + c.ny + 1
                    : which == 5 ? (c.nx + 2) * (c.ny + 2)
                                 : c.nx * c.ny;
-          int nk = which == 1 || which == 2 || which >= 7 ? c.nx * c.ny : 0;
+          int nk = which == 1 || which == 2 || which == 7 || which == 8
+                       ? c.nx * c.ny
+                       : 0;
           double u0[NMAX], du[NMAX], ub[NMAX] = {0}, ud[NMAX];
           double kappa[NMAX], dk[NMAX], kb[NMAX] = {0}, kd[NMAX];
           unsigned long long seed = 100 * which + 10 * si + ti + 1000 * sv;
