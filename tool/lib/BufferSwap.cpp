@@ -461,11 +461,26 @@ bool swappable(Function &f, size_t top, const Stmt &time, size_t k,
 //    that the rows are disjoint, increasing and inside [0, N), and the code
 //    falls back to the copy otherwise.
 
+/// The same expression: the same tree over the same variables (not only
+/// the same text: an inlined helper's `ys` prints as the caller's until
+/// Module::nameVariables renames it).
+bool sameTree(const ExprP &a, const ExprP &b) {
+  if (!a || !b)
+    return a == b;
+  if (a->kind != b->kind || a->text != b->text || a->var != b->var ||
+      a->vars != b->vars || a->ops.size() != b->ops.size())
+    return false;
+  for (size_t k = 0; k < a->ops.size(); ++k)
+    if (!sameTree(a->ops[k], b->ops[k]))
+      return false;
+  return true;
+}
+
 bool sameStrides(const std::vector<ExprP> &a, const std::vector<ExprP> &b) {
   if (a.size() != b.size())
     return false;
   for (size_t d = 1; d < a.size(); ++d)
-    if (printExpr(a[d]) != printExpr(b[d]))
+    if (!sameTree(a[d], b[d]))
       return false;
   return true;
 }
@@ -532,9 +547,8 @@ bool decompose(const ExprP &idx, int sign, std::vector<ExprP> &strides,
                bool grow, const std::set<const Var *> &loops,
                std::vector<DimVal> &dims) {
   auto dimOf = [&](const ExprP &e) -> int {
-    std::string t = printExpr(e);
     for (size_t d = 1; d < strides.size(); ++d)
-      if (printExpr(strides[d]) == t)
+      if (sameTree(strides[d], e))
         return (int)d;
     return -1;
   };
