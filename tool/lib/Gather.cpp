@@ -540,7 +540,11 @@ bool nestGatherForm(const GatherContext &cx,
     return nestIndex(idx, counters, d);
   };
   // Terms of one target share the array, the strides and the rest.
-  auto keyOf = [&](Var *a, const NestIndex &d) { return a->name + "|" + d.key; };
+  // (The array by its creation order too: an inlined helper's array may
+  // share a caller's name until Module::nameVariables.)
+  auto keyOf = [&](Var *a, const NestIndex &d) {
+    return a->name + "#" + std::to_string(a->order) + "|" + d.key;
+  };
   struct Term {
     std::vector<long long> o; // per level, outermost first
     ExprP index, e;
