@@ -541,7 +541,7 @@ static bool isStrideExpr(const ExprP &e, const std::set<const Var *> &loops,
 }
 
 /// idx as the sum over dimensions d of strides[d] * dims[d] (strides[0] is
-/// null, the stride 1; the others compared as printed).  With `grow`, a
+/// null, the stride 1; the others compared as trees, sameTree).  With `grow`, a
 /// stride expression that multiplies a loop counter becomes a new stride.
 bool decompose(const ExprP &idx, int sign, std::vector<ExprP> &strides,
                bool grow, const std::set<const Var *> &loops,
