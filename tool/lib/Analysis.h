@@ -304,8 +304,8 @@ struct DimVal {
 /// (strides[0] is null, the stride 1; each dimension a counter of `loops`
 /// plus an offset).  With `grow`, a stride (an expression of stable integer
 /// variables and literals, `ys` or a macro's `(ny + 2)`) that multiplies a
-/// loop counter becomes a new stride; strides compare as trees over the same variables.  `c -
-/// sx` adds -1 to the dimension of sx.
+/// loop counter becomes a new stride; strides compare as trees over the
+/// same variables.  `c - sx` adds -1 to the dimension of sx.
 bool decompose(const ExprP &idx, int sign, std::vector<ExprP> &strides,
                bool grow, const std::set<const Var *> &loops,
                std::vector<DimVal> &dims);
