@@ -541,8 +541,9 @@ static bool isStrideExpr(const ExprP &e, const std::set<const Var *> &loops,
 }
 
 /// idx as the sum over dimensions d of strides[d] * dims[d] (strides[0] is
-/// null, the stride 1; the others compared as trees, sameTree).  With `grow`, a
-/// stride expression that multiplies a loop counter becomes a new stride.
+/// null, the stride 1; the others compared as trees, sameTree).  With
+/// `grow`, a stride expression that multiplies a loop counter becomes a new
+/// stride.
 bool decompose(const ExprP &idx, int sign, std::vector<ExprP> &strides,
                bool grow, const std::set<const Var *> &loops,
                std::vector<DimVal> &dims) {
@@ -566,9 +567,20 @@ bool decompose(const ExprP &idx, int sign, std::vector<ExprP> &strides,
     return decompose(idx->ops[0], sign, strides, grow, loops, dims) &&
            decompose(idx->ops[1], idx->text == "-" ? -sign : sign, strides,
                      grow, loops, dims);
-  auto isStride = [&](const ExprP &e) {
+  // The dimension of `st * x`, st a stride (learnt with `grow` when x is
+  // a counter), or -1.
+  auto dimFor = [&](const ExprP &st, const ExprP &x) -> int {
     bool hasVar = false;
-    return isStrideExpr(e, loops, hasVar) && hasVar;
+    if (!isStrideExpr(st, loops, hasVar) || !hasVar)
+      return -1;
+    int d = dimOf(st);
+    if (d < 0 && grow && x->kind == Expr::VarRef && loops.count(x->var)) {
+      strides.push_back(st);
+      d = (int)strides.size() - 1;
+    }
+    if (d > 0 && dims.size() < strides.size())
+      dims.resize(strides.size());
+    return d;
   };
   if (idx->kind == Expr::Binary && idx->text == "*") {
     // A product with one factor that holds a loop counter: the other
@@ -588,12 +600,11 @@ bool decompose(const ExprP &idx, int sign, std::vector<ExprP> &strides,
     for (size_t k = 0; k < factors.size(); ++k) {
       std::set<Var *> vs;
       collectVars(factors[k], vs);
-      for (Var *v : vs)
-        if (loops.count(v)) {
-          counterAt = (int)k;
-          ++counters;
-          break;
-        }
+      if (std::any_of(vs.begin(), vs.end(),
+                      [&](Var *v) { return loops.count(v) > 0; })) {
+        counterAt = (int)k;
+        ++counters;
+      }
     }
     if (factors.size() > 2 && counters == 1) {
       ExprP st;
@@ -601,33 +612,14 @@ bool decompose(const ExprP &idx, int sign, std::vector<ExprP> &strides,
         if ((int)k != counterAt)
           st = st ? mkBinary("*", st, factors[k]) : factors[k];
       const ExprP &x = factors[counterAt];
-      if (!isStride(st))
-        return false;
-      int d = dimOf(st);
-      if (d < 0) {
-        if (!grow || x->kind != Expr::VarRef || !loops.count(x->var))
-          return false;
-        strides.push_back(st);
-        d = (int)strides.size() - 1;
-      }
-      if (dims.size() < strides.size())
-        dims.resize(strides.size());
-      return addTo(dims[d], x, sign, loops);
+      int d = dimFor(st, x);
+      return d > 0 && addTo(dims[d], x, sign, loops);
     }
     for (int side = 0; side < 2; ++side) {
-      const ExprP &st = idx->ops[side], &x = idx->ops[1 - side];
-      if (!isStride(st))
-        continue;
-      int d = dimOf(st);
-      if (d < 0) {
-        if (!grow || x->kind != Expr::VarRef || !loops.count(x->var))
-          continue;
-        strides.push_back(st);
-        d = (int)strides.size() - 1;
-      }
-      if (dims.size() < strides.size())
-        dims.resize(strides.size());
-      return addTo(dims[d], x, sign, loops);
+      const ExprP &x = idx->ops[1 - side];
+      int d = dimFor(idx->ops[side], x);
+      if (d > 0)
+        return addTo(dims[d], x, sign, loops);
     }
     return false;
   }
