@@ -1,6 +1,6 @@
 /*
  * tape.c - the tape's out-of-line paths: chunk allocation and reuse, stack
- * underflow, high-water marks, release and statistics.  The push/pop fast
+ * underflow, high-water marks, release and statistics; buffers kept whole.  The push/pop fast
  * paths are static inline functions in mpiad.h.
  */
 #include "mpiad.h"
@@ -41,15 +41,49 @@ static const size_t elem_size[MPIAD_IMPL_NSTACKS] = {
 static size_t chunks_allocated[MPIAD_IMPL_NSTACKS];
 
 /* Prints "mpiad: <what> (<name> stack)" and ends the whole job. */
-static void fatal(const char *what, int which) {
+static void fatal_named(const char *what, const char *name) {
   int initialized = 0, finalized = 0;
-  fprintf(stderr, "mpiad: %s (%s stack)\n", what, stack_name[which]);
+  fprintf(stderr, "mpiad: %s (%s stack)\n", what, name);
   fflush(stderr);
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   if (initialized && !finalized)
     MPI_Abort(MPI_COMM_WORLD, 1);
   abort();
+}
+
+static void fatal(const char *what, int which) {
+  fatal_named(what, stack_name[which]);
+}
+
+/* Buffers kept whole (mpiad_push_buffer): a stack of the kept buffers and a
+ * pool of spare ones, which the pushes hand out in place of those kept. */
+typedef struct kept_buffer {
+  void *p;
+  size_t bytes;
+} kept_buffer;
+
+typedef struct buffer_list {
+  kept_buffer *at;
+  size_t n, cap;
+} buffer_list;
+
+static buffer_list kept, spare;
+static size_t kept_bytes, kept_peak;
+static unsigned long long kept_pushes;
+
+static void append_buffer(buffer_list *l, void *p, size_t bytes) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 64;
+    kept_buffer *at = realloc(l->at, cap * sizeof *at);
+    if (!at)
+      fatal_named("out of memory keeping a buffer", "buf");
+    l->at = at;
+    l->cap = cap;
+  }
+  l->at[l->n].p = p;
+  l->at[l->n].bytes = bytes;
+  l->n++;
 }
 
 static size_t stack_bytes(const mpiad_impl_stack *s) {
@@ -79,6 +113,7 @@ static void account(void) {
       s->peak = b;
     total += b;
   }
+  total += kept_bytes;
   if (total > mpiad_impl_tape_g.peak)
     mpiad_impl_tape_g.peak = total;
 }
@@ -172,8 +207,41 @@ void mpiad_impl_pop_slow(int which, void *dst, size_t bytes) {
 /* The record stack of messages (requests.c) is part of the tape. */
 size_t mpiad_impl_record_bytes(void);
 
+void *mpiad_push_buffer(void *a, size_t bytes) {
+  set_mode(1);
+  append_buffer(&kept, a, bytes);
+  kept_bytes += bytes;
+  kept_pushes++;
+  if (kept_bytes > kept_peak)
+    kept_peak = kept_bytes;
+  /* The most recently spared buffer of this size, still warm in the cache. */
+  for (size_t i = spare.n; i-- > 0;)
+    if (spare.at[i].bytes == bytes) {
+      void *p = spare.at[i].p;
+      spare.at[i] = spare.at[--spare.n];
+      return p;
+    }
+  void *p = malloc(bytes ? bytes : 1);
+  if (!p)
+    fatal_named("out of memory keeping a buffer", "buf");
+  return p;
+}
+
+void *mpiad_pop_buffer(void *cur, size_t bytes) {
+  set_mode(0);
+  if (kept.n == 0)
+    fatal_named("tape underflow", "buf");
+  kept_buffer k = kept.at[--kept.n];
+  if (k.bytes != bytes)
+    fatal_named("buffer popped with another size than it was pushed with",
+                "buf");
+  kept_bytes -= bytes;
+  append_buffer(&spare, cur, bytes);
+  return k.p;
+}
+
 size_t mpiad_tape_bytes(void) {
-  size_t total = mpiad_impl_record_bytes();
+  size_t total = mpiad_impl_record_bytes() + kept_bytes;
   for (int i = 0; i < MPIAD_IMPL_NSTACKS; ++i)
     total += stack_bytes(&mpiad_impl_tape_g.stack[i]);
   return total;
@@ -190,6 +258,7 @@ void mpiad_tape_reset_peak(void) {
     mpiad_impl_stack *s = &mpiad_impl_tape_g.stack[i];
     s->peak = stack_bytes(s);
   }
+  kept_peak = kept_bytes;
   mpiad_impl_tape_g.peak = mpiad_tape_bytes();
 }
 
@@ -211,6 +280,13 @@ void mpiad_tape_release(void) {
     s->below = 0;
     chunks_allocated[i] = 0;
   }
+  if (kept.n != 0)
+    fatal_named("mpiad_tape_release on a non-empty tape", "buf");
+  for (size_t i = 0; i < spare.n; ++i)
+    free(spare.at[i].p);
+  free(spare.at);
+  free(kept.at);
+  spare = kept = (buffer_list){NULL, 0, 0};
 }
 
 void mpiad_tape_print_stats(FILE *f) {
@@ -226,6 +302,8 @@ void mpiad_tape_print_stats(FILE *f) {
     total_chunks += chunks_allocated[i];
     total_pushes += s->pushes;
   }
+  fprintf(f, "mpiad tape: %-5s %20llu %14zu %14zu %8zu\n", "buf", kept_pushes,
+          kept_bytes, kept_peak, spare.n);
   fprintf(f, "mpiad tape: %-5s %20llu %14zu %14zu %8zu\n", "total",
           total_pushes, mpiad_tape_bytes(), mpiad_impl_tape_g.peak,
           total_chunks);

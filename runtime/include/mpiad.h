@@ -286,8 +286,23 @@ MPIAD_IMPL_INLINE void mpiad_pop_f32_array(float *a, size_t n) {
   mpiad_impl_pop(MPIAD_IMPL_STACK_F32, a, n * sizeof *a);
 }
 
-/** Bytes currently held on all four stacks (payload only: chunk slack and
- *  headers are not counted). */
+/** Hands the buffer a of `bytes` bytes (from malloc, owned by the generated
+ *  code) to the tape whole, instead of copying its contents onto a stack:
+ *  the tape keeps a, untouched, until the matching mpiad_pop_buffer, and
+ *  returns a buffer of the same size to use in a's place, with undefined
+ *  contents (one given back by an earlier mpiad_pop_buffer, or a new one
+ *  from malloc).  Counts as `bytes` bytes on the tape.  The generated code
+ *  uses it for a time step's copy-back that becomes a swap of two buffers:
+ *  the buffer that holds the old values is kept rather than copied. */
+void *mpiad_push_buffer(void *a, size_t bytes);
+
+/** Returns the buffer most recently kept by mpiad_push_buffer (which must
+ *  have been given the same size) and takes cur, the buffer used in its
+ *  place until now, for reuse by later pushes. */
+void *mpiad_pop_buffer(void *cur, size_t bytes);
+
+/** Bytes currently held on all four stacks and in kept buffers (payload
+ *  only: chunk slack and headers are not counted). */
 size_t mpiad_tape_bytes(void);
 
 /** Exact high-water mark of mpiad_tape_bytes() since program start or the
@@ -297,13 +312,16 @@ size_t mpiad_tape_peak_bytes(void);
 /** Resets the high-water marks (total and per stack) to the current sizes. */
 void mpiad_tape_reset_peak(void);
 
-/** Frees every chunk of every stack.  The tape must be empty
- *  (mpiad_tape_bytes() == 0); otherwise this prints a message and aborts.
+/** Frees every chunk of every stack and the spare buffers kept for
+ *  mpiad_push_buffer.  The tape must be empty (mpiad_tape_bytes() == 0);
+ *  otherwise this prints a message and aborts.
  *  Push counts and high-water marks are kept. */
 void mpiad_tape_release(void);
 
 /** Writes one line per stack to f: elements pushed since start, current
- *  bytes, high-water bytes and chunks allocated; then the totals. */
+ *  bytes, high-water bytes and chunks allocated; then one line for the
+ *  buffers kept whole (buffers pushed, bytes, high-water bytes, spare
+ *  buffers held for reuse); then the totals. */
 void mpiad_tape_print_stats(FILE *f);
 
 /* ------------------------------------------------------------------------- */

@@ -1,7 +1,7 @@
 /*
  * tape.c - unit test of the tape: round trips of every element kind across
  * many chunk boundaries, arrays spanning chunks, exact byte and high-water
- * counts, chunk reuse, release, statistics.
+ * counts, chunk reuse, buffers kept whole, release, statistics.
  */
 #include "mpiad.h"
 #include "rt_test.h"
@@ -167,6 +167,50 @@ static void test_peak(void) {
            mpiad_tape_peak_bytes());
 }
 
+/* Buffers kept whole: handed back in reverse order with their contents,
+ * the replacements recycled, and counted in the bytes and the peak. */
+static void test_buffers(void) {
+  enum { NB = 6, LEN = 1000 };
+  double *kept[NB], *spares[NB];
+  double *cur = malloc(LEN * sizeof *cur);
+  RT_CHECK(cur != NULL, "malloc");
+  if (!cur)
+    return;
+  mpiad_tape_reset_peak();
+  size_t before = mpiad_tape_bytes();
+  for (int b = 0; b < NB; ++b) {
+    for (int k = 0; k < LEN; ++k)
+      cur[k] = 1000.0 * b + k;
+    mpiad_push_f64(-b); /* interleaved with the stacks */
+    kept[b] = cur;
+    cur = mpiad_push_buffer(cur, LEN * sizeof *cur);
+    RT_CHECK(cur != NULL && cur != kept[b], "replacement %d", b);
+  }
+  RT_CHECK(mpiad_tape_bytes() == before + NB * (LEN + 1) * sizeof(double),
+           "bytes %zu", mpiad_tape_bytes());
+  for (int b = NB - 1; b >= 0; --b) {
+    double *given = cur;
+    spares[b] = given;
+    cur = mpiad_pop_buffer(cur, LEN * sizeof *cur);
+    RT_CHECK(cur == kept[b], "buffer %d comes back", b);
+    RT_CHECK(mpiad_pop_f64() == -b, "f64 between buffers %d", b);
+    long bad = 0;
+    for (int k = 0; k < LEN; ++k)
+      bad += cur[k] != 1000.0 * b + k;
+    RT_CHECK(bad == 0, "buffer %d: %ld elements changed", b, bad);
+    given[0] = 1.0; /* the spare is still the program's to write until reused */
+  }
+  RT_CHECK(mpiad_tape_bytes() == before, "bytes %zu", mpiad_tape_bytes());
+  RT_CHECK(mpiad_tape_peak_bytes() ==
+               before + NB * (LEN + 1) * sizeof(double),
+           "peak %zu", mpiad_tape_peak_bytes());
+  /* A second push reuses a spare: the last one given back. */
+  double *again = mpiad_push_buffer(cur, LEN * sizeof *cur);
+  RT_CHECK(again == spares[0], "the replacement is a spare");
+  RT_CHECK(mpiad_pop_buffer(again, LEN * sizeof *cur) == cur, "round 2");
+  free(cur);
+}
+
 static void test_release_and_stats(void) {
   mpiad_tape_release();
   RT_CHECK(mpiad_tape_bytes() == 0, "%zu", mpiad_tape_bytes());
@@ -194,9 +238,10 @@ static void test_release_and_stats(void) {
       sscanf(line, "mpiad tape: f64 %llu", &pushes);
   }
   fclose(f);
-  RT_CHECK(lines == 6, "%d lines", lines);
-  /* push_all twice, the big array test, the peak test, 20000 here. */
-  unsigned long long want = f64_pushed + (100000 + 2 + 3) + 10 + 20000;
+  RT_CHECK(lines == 7, "%d lines", lines);
+  /* push_all twice, the big array test, the peak test, the buffer test's 6
+     scalars, 20000 here. */
+  unsigned long long want = f64_pushed + (100000 + 2 + 3) + 10 + 6 + 20000;
   RT_CHECK(pushes == want, "f64 pushes %llu want %llu", pushes, want);
   if (rt_rank == 0)
     mpiad_tape_print_stats(stdout);
@@ -208,6 +253,7 @@ int main(int argc, char **argv) {
   test_round_trip();
   test_big_array();
   test_peak();
+  test_buffers();
   test_release_and_stats();
   return rt_finish("runtime.tape");
 }

@@ -339,8 +339,8 @@ struct SwapCopy {
   /// buffers.
   std::vector<SwapDim> region;
   /// The reverse sweep reads the old contents of dst's region (the copy
-  /// records them): the swap pushes the region's rows, its reverse pops
-  /// them.
+  /// records them): after the swap, src's buffer holds them, and the tape
+  /// keeps that buffer whole (mpiad_push_buffer) and gives src another.
   bool recordsDst = false;
 };
 /// The run-time condition under which a region swap is exact: every
@@ -352,9 +352,11 @@ ExprP regionSwapCondition(const SwapCopy &sc);
 Block regionRows(const SwapCopy &sc, const NewVar &newVar, bool backwards,
                  const std::function<Block(const ExprP &, const ExprP &)> &row);
 /// Exchanges a[e] and b[e], for each pair (a, b), at every e in [0, N)
-/// outside the region (requires regionSwapCondition).
+/// outside the region (requires regionSwapCondition); with copyInto, also
+/// copies the first pair's new b[e] into copyInto[e].
 Block exchangeOutsideRegion(const SwapCopy &sc, const NewVar &newVar,
-                            const std::vector<std::pair<Var *, Var *>> &pairs);
+                            const std::vector<std::pair<Var *, Var *>> &pairs,
+                            Var *copyInto = nullptr);
 /// Is a + k provably equal to b (integer values built from literals and
 /// variables that never change)?
 bool provablyEqualPlus(const ExprP &a, long long k, const ExprP &b);

@@ -172,14 +172,47 @@ bool allocationCount(const Stmt &s, const Var *p, Affine &n) {
   return e && affine(e, n);
 }
 
+/// Does s itself (not its nested blocks, which walk visits on their own)
+/// use p only as `p[k]`, not under `&`?
+bool ownElementUses(const Stmt &s, const Var *p) {
+  bool ok = true;
+  Stmt own = s;
+  own.body.clear();
+  own.elseBody.clear();
+  visitExprs(own, [&](const Expr &e, const Expr *parent) {
+    for (const Var *x : e.vars)
+      if (x == p && e.text.rfind("sizeof", 0) != 0)
+        ok = false;
+    if (e.kind == Expr::VarRef && e.var == p &&
+        (!parent || parent->kind != Expr::Index ||
+         parent->ops[0].get() != &e))
+      ok = false;
+    if (e.kind == Expr::AddrOf && isElementOf(e.ops[0], p))
+      ok = false;
+  });
+  return ok;
+}
+
+/// `v = p`?
+bool isCopyOf(const Stmt &s, const Var *v, const Var *p) {
+  return s.kind == Stmt::Assign && s.op == "=" &&
+         s.lhs->kind == Expr::VarRef && s.lhs->var == v &&
+         s.rhs->kind == Expr::VarRef && s.rhs->var == p;
+}
+
 /// Only `p[k]` (not under &), one assignment of p (the allocation) and
-/// free(p) use p; and communication calls that `commOk` accepts, if given.
+/// free(p) use p; and communication calls that `commOk` accepts, if given,
+/// and copies `v = p` into the given aliases.
 bool onlyElementUses(const Function &f, const Var *p,
-                     const std::function<bool(const Stmt &)> &commOk = {}) {
+                     const std::function<bool(const Stmt &)> &commOk = {},
+                     const std::set<const Var *> &aliases = {}) {
   bool ok = true;
   int assignments = 0;
   walk(f.body, [&](Stmt &s, const WalkCtx &) {
     if (isFreeOf(s, p))
+      return;
+    if (s.kind == Stmt::Assign && s.lhs->kind == Expr::VarRef &&
+        aliases.count(s.lhs->var) && isCopyOf(s, s.lhs->var, p))
       return;
     if (s.kind == Stmt::Comm && commOk && mentions(s, p)) {
       ok &= commOk(s);
@@ -192,25 +225,7 @@ bool onlyElementUses(const Function &f, const Var *p,
       ++assignments; // the allocation, checked by allocationCount
       return;
     }
-    // Nested blocks are visited by walk itself: look at this statement's
-    // own expressions only.
-    Stmt own = s;
-    own.body.clear();
-    own.elseBody.clear();
-    visitExprs(own, [&](const Expr &e, const Expr *parent) {
-      for (const Var *x : e.vars)
-        if (x == p && e.text.rfind("sizeof", 0) != 0)
-          ok = false;
-      if (e.kind != Expr::VarRef || e.var != p)
-        return;
-      if (!parent || parent->kind != Expr::Index || parent->ops[0].get() != &e)
-        ok = false;
-    });
-    // &p[k]
-    visitExprs(own, [&](const Expr &e, const Expr *) {
-      if (e.kind == Expr::AddrOf && isElementOf(e.ops[0], p))
-        ok = false;
-    });
+    ok &= ownElementUses(s, p);
   });
   return ok && assignments == 1;
 }
@@ -336,6 +351,82 @@ const Stmt *overwriteLoop(const Stmt &time, size_t k, const Var *dst,
   return nullptr;
 }
 
+/// The other pointers of p's alias class: after inlining, a helper's
+/// parameter `double *u_2` is assigned `u_2 = u` at each call.  Swapping p
+/// (at the copy, statement k of the time loop) changes no such alias's
+/// meaning when the alias is only ever assigned `v = p`, by top-level
+/// statements of the function body or of the time loop's body, and every
+/// other use of it (`v[k]`, or a communication call that commOk accepts)
+/// comes after such an assignment with no copy in between: between an
+/// assignment before the time loop and the loop, after an assignment after
+/// the loop, or within one step, after the assignment and before the copy
+/// (or after an assignment that follows the copy).  Fills `aliases`; false
+/// when a member of the class is another kind of name.
+bool windowAliases(Function &f, size_t top, const Stmt &time, size_t k,
+                   Var *p, const std::function<bool(const Stmt &)> &commOk,
+                   std::set<const Var *> &aliases) {
+  Var *root = aliasRoot(f, p);
+  for (const auto &vp : f.vars) {
+    Var *v = vp.get();
+    if (v == p || aliasRoot(f, v) != root)
+      continue;
+    if (v->kind != Var::Local || v->type.ptrDepth != 1 ||
+        !v->type.dims.empty() || v->type.elem != p->type.elem)
+      return false;
+    aliases.insert(v);
+  }
+  if (aliases.empty())
+    return true;
+  Stmt header = time;
+  header.body.clear();
+  // A use of an alias, in a statement that is not its assignment: element
+  // accesses only, or an accepted communication call.
+  auto useOk = [&](const StmtP &st, const Var *v) {
+    bool ok = true;
+    walk({st}, [&](Stmt &s, const WalkCtx &) {
+      if (s.kind == Stmt::Comm && mentions(s, v)) {
+        ok &= commOk && commOk(s);
+        return;
+      }
+      if (s.kind == Stmt::Assign && s.lhs->kind == Expr::VarRef &&
+          s.lhs->var == v) {
+        ok = false;
+        return;
+      }
+      ok &= ownElementUses(s, v);
+    });
+    return ok;
+  };
+  for (const Var *v : aliases) {
+    if (mentions(header, v))
+      return false;
+    bool live = false;
+    for (size_t i = 0; i < f.body.size(); ++i) {
+      const Stmt &st = *f.body[i];
+      if (i == top) {
+        live = false;
+        for (size_t j = 0; j < time.body.size(); ++j) {
+          const Stmt &ts = *time.body[j];
+          if (j == k)
+            live = false;
+          if (isCopyOf(ts, v, p))
+            live = true;
+          else if (mentions(ts, v) &&
+                   (!live || j == k || !useOk(time.body[j], v)))
+            return false;
+        }
+        live = false;
+        continue;
+      }
+      if (isCopyOf(st, v, p))
+        live = true;
+      else if (mentions(st, v) && (!live || !useOk(f.body[i], v)))
+        return false;
+    }
+  }
+  return true;
+}
+
 /// Is the copy loop `copy` (statement k of the body of `time`, a statement
 /// of the function body at index top) a swappable copy-back?
 bool swappable(Function &f, size_t top, const Stmt &time, size_t k,
@@ -455,7 +546,11 @@ bool swappable(Function &f, size_t top, const Stmt &time, size_t k,
 //    the forward sweep then swaps the adjoints too, so that addresses the
 //    runtime keeps from the forward sweep are the reverse sweep's;
 //  - the copy may record the old values of a (a nonlinear step whose
-//    reverse reads them): the swap pushes the region, row by row;
+//    reverse reads them): after the swap b's buffer holds them, and the
+//    tape keeps it whole (Reverse.cpp, regionSwappedCopy);
+//  - a may have aliases, the parameters of inlined helpers (`f = a` at
+//    each call of `start_halo(a, ...)`), used only between such an
+//    assignment and the copy (windowAliases); b none;
 //  - every variable of the strides, bounds and N is stable and set before
 //    the time loop; the run-time condition (regionSwapCondition) checks
 //    that the rows are disjoint, increasing and inside [0, N), and the code
@@ -797,11 +892,42 @@ bool stableCount(const Function &f, size_t top, const ExprP &e) {
 }
 
 
+/// The local array of requests a name stands for: the array itself, or a
+/// pointer only ever assigned that array whole (an inlined helper's
+/// `MPI_Request *reqs` parameter); else null.
+const Var *requestArray(const Function &f, const Var *v) {
+  if (!v->type.dims.empty())
+    return v->kind == Var::Local ? v : nullptr;
+  if (v->kind != Var::Local || v->type.ptrDepth != 1)
+    return nullptr;
+  const Var *array = nullptr;
+  bool ok = true;
+  walk(f.body, [&](Stmt &s, const WalkCtx &) {
+    bool assigns = (s.kind == Stmt::Assign && s.lhs->kind == Expr::VarRef &&
+                    s.lhs->var == v) ||
+                   (s.kind == Stmt::Decl && s.var == v && s.rhs);
+    if (!assigns)
+      return;
+    const ExprP &r = s.rhs;
+    if (s.op != "=" && s.kind == Stmt::Assign)
+      ok = false;
+    else if (!r || r->kind != Expr::VarRef || r->var->type.dims.empty() ||
+             r->var->kind != Var::Local || (array && array != r->var))
+      ok = false;
+    else
+      array = r->var;
+  });
+  return ok ? array : nullptr;
+}
+
 /// A communication call on a swapped buffer: blocking, or a non-blocking
 /// start among the top-level statements of the time loop before the copy
 /// (statement k), completed before the copy by `MPI_Wait(&r)` /
-/// `MPI_Wait(&rs[K])` or `MPI_Waitall(N, rs, ...)` with K < N literals.
-bool commCompletes(const Stmt &s, const Stmt &time, size_t k) {
+/// `MPI_Wait(&rs[K])` or `MPI_Waitall(N, rs, ...)` with K < N literals (rs
+/// the same array of requests, possibly through pointers that inlined
+/// helpers' parameters are assigned).
+bool commCompletes(const Function &f, const Stmt &s, const Stmt &time,
+                   size_t k) {
   const CommRule &r = *s.comm.rule;
   int req = r.argIndex("request");
   if (!r.starts)
@@ -828,7 +954,9 @@ bool commCompletes(const Stmt &s, const Stmt &time, size_t k) {
         a[0]->kind == Expr::IntLit && target->kind == Expr::Index &&
         target->ops[1]->kind == Expr::IntLit &&
         target->ops[0]->kind == Expr::VarRef && a[1]->kind == Expr::VarRef &&
-        a[1]->var == target->ops[0]->var &&
+        (a[1]->var == target->ops[0]->var ||
+         (requestArray(f, a[1]->var) &&
+          requestArray(f, a[1]->var) == requestArray(f, target->ops[0]->var))) &&
         std::stoll(target->ops[1]->text) < std::stoll(a[0]->text))
       return true;
   }
@@ -901,10 +1029,17 @@ bool regionSwappable(Function &f, size_t top, const Stmt &time, size_t k,
 
   for (Var *p : {dst, src})
     if (p->kind != Var::Local || p->type.ptrDepth != 1 ||
-        !p->type.dims.empty() || !p->type.isFloatingElem() ||
-        aliasRoot(f, p) != p)
+        !p->type.dims.empty() || !p->type.isFloatingElem())
       return false;
   if (dst->type.elem != src->type.elem)
+    return false;
+  auto completes = [&](const Stmt &s) { return commCompletes(f, s, time, k); };
+  // dst may have aliases that helpers' inlined parameters give it; src
+  // none (its writes must all be seen below).
+  std::set<const Var *> dstAliases, srcAliases;
+  if (!windowAliases(f, top, time, k, dst, completes, dstAliases) ||
+      !windowAliases(f, top, time, k, src, completes, srcAliases) ||
+      !srcAliases.empty() || aliasRoot(f, dst) == aliasRoot(f, src))
     return false;
   // Each allocated once, before the time loop, with the same count.
   ExprP n;
@@ -915,9 +1050,7 @@ bool regionSwappable(Function &f, size_t top, const Stmt &time, size_t k,
     if (!m || !stableCount(f, top, m) || (n && printExpr(n) != printExpr(m)))
       return false;
     n = m;
-    if (!onlyElementUses(f, p, [&](const Stmt &s) {
-          return commCompletes(s, time, k);
-        }))
+    if (!onlyElementUses(f, p, completes, dstAliases))
       return false;
   }
   for (size_t d = 1; d < strides.size(); ++d) {
@@ -1096,7 +1229,8 @@ Block regionRows(const SwapCopy &sc, const NewVar &newVar, bool backwards,
 }
 
 Block exchangeOutsideRegion(const SwapCopy &sc, const NewVar &newVar,
-                            const std::vector<std::pair<Var *, Var *>> &pairs) {
+                            const std::vector<std::pair<Var *, Var *>> &pairs,
+                            Var *copyInto) {
   Var *at = newVar("mpiad_at", integerType("long long"));
   auto exchange = [&](const ExprP &to) {
     Var *e = newVar("mpiad_e", integerType("long long"));
@@ -1110,6 +1244,9 @@ Block exchangeOutsideRegion(const SwapCopy &sc, const NewVar &newVar,
       body.push_back(mkAssign(mkIndex(mkVar(a), mkVar(e)), "=",
                               mkIndex(mkVar(b), mkVar(e))));
       body.push_back(mkAssign(mkIndex(mkVar(b), mkVar(e)), "=", mkVar(tmp)));
+      if (copyInto && a == pairs[0].first)
+        body.push_back(
+            mkAssign(mkIndex(mkVar(copyInto), mkVar(e)), "=", mkVar(tmp)));
     }
     return countedLoop(e, mkVar(at), to, false, "<", body);
   };

@@ -656,6 +656,10 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
     if (!normalize(F, fe_, diag_) || !batchReplicas(F, R.ann, fe_, diag_))
       return false;
   } else {
+    // A request started in one helper and completed in another, or in the
+    // caller, is one set of requests in the caller, whose tangent calls
+    // complete what tangent calls started (Inline.cpp).
+    inlineCommunicatingCallees(F, fe_, diag_, false);
     inlineStructCallees(F, fe_, diag_);
   }
   const Annotation &ann = R.ann;

@@ -20,8 +20,8 @@
 // separate helper could not know whether the two regions overlap.
 //
 // The primal that the user calls is unchanged; only the generated adjoint
-// and its forward sweep contain the inlined body, inside a `{ }` block that
-// starts with a comment naming the call.  A call
+// (and tangent: Forward.cpp inlines the same callees) contains the inlined
+// body, inside a `{ }` block that starts with a comment naming the call.  A call
 //
 //   lhs = f(a1, ..., an);        (or `T lhs = f(...)`, or `f(...);`)
 //

@@ -1322,12 +1322,21 @@ public:
   }
 
   /// The copy of a region (BufferSwap.cpp): when the run-time condition
-  /// holds, the forward sweep pushes the region of a if the reverse reads
-  /// it, swaps a and b (and their adjoints, so that every address the
-  /// runtime keeps from the forward sweep is the reverse sweep's), and
-  /// exchanges their elements outside the region; the reverse sweep
-  /// exchanges them back, with the adjoints, swaps back and pops a's
-  /// region.  Otherwise both sweeps copy, as generated for any loop.
+  /// holds, the forward sweep swaps a and b (and their adjoints, so that
+  /// every address the runtime keeps from the forward sweep is the reverse
+  /// sweep's) and exchanges their elements outside the region; the reverse
+  /// sweep exchanges them back, with the adjoints, and swaps back.
+  /// Otherwise both sweeps copy, as generated for any loop.
+  ///
+  /// When the reverse reads a's old region, b's buffer holds it after the
+  /// swap, and b's region is dead from there: the tape keeps b's buffer
+  /// whole (mpiad_push_buffer) and gives b another, into which the exchange
+  /// also copies b's elements outside the region (the only ones of b still
+  /// live).  The reverse sweep first takes the kept buffer back into b.  The
+  /// pointers are then those of the forward sweep at every point of the
+  /// reverse sweep, and the trajectory of a costs no copy.  (On the CUDA
+  /// target the buffers are device memory: the region is pushed row by row
+  /// before the swap and popped after the swap back.)
   const Stmt *copying = nullptr; // the copy generated as a loop
   Pair regionSwappedCopy(const StmtP &s, const SwapCopy &sc) {
     copying = s.get();
@@ -1351,17 +1360,49 @@ public:
     Block fwd{mkComment(what + ": the old contents of " + b->name +
                         " there are not read again, so swap the buffers "
                         "and exchange the elements outside the region")};
-    if (sc.recordsDst)
+    bool keep = sc.recordsDst && !M.cuda;
+    if (sc.recordsDst && !keep)
       append(fwd, rows(false));
     fwd.push_back(swapStmt(a, b));
     fwd.push_back(swapStmt(ab, bb));
-    append(fwd, exchangeOutsideRegion(sc, nv, {{a, b}}));
+    Var *fresh = nullptr;
+    ExprP bytes;
+    if (keep) {
+      fresh = newSynth("mpiad_fresh", b->type);
+      const ExprP &n = sc.count; // often (size_t)x * (size_t)y already
+      bool sized = n->kind == Expr::Binary && n->text == "*" &&
+                   n->ops[0]->kind == Expr::Cast && n->ops[0]->text == "size_t";
+      bytes = mkBinary("*", sized ? n : mkCast("size_t", n, Scalar::Int),
+                       mkOpaque("sizeof(" + b->type.elemName() + ")"));
+      fwd.push_back(mkComment(
+          "the old region of " + a->name + ", now in " + b->name +
+          ", is kept on the tape as it is: " + b->name +
+          " takes another buffer, with its elements outside the region"));
+      fwd.push_back(mkDecl(
+          fresh, mkCast(printType(b->type), mkCall("mpiad_push_buffer",
+                                                   {mkVar(b), bytes},
+                                                   Scalar::Void, 1),
+                        b->type.elem, 1)));
+    }
+    append(fwd, exchangeOutsideRegion(sc, nv, {{a, b}}, fresh));
+    if (keep)
+      fwd.push_back(mkAssign(mkVar(b), "=", mkVar(fresh)));
     Block rev{mkComment("adjoint of the " + what + " (" + bb->name +
                         " is zero on the region): exchange back, swap back")};
+    if (keep) {
+      rev.push_back(mkComment(b->name + " takes back its buffer that the "
+                              "tape kept, with the old region of " +
+                              a->name));
+      rev.push_back(mkAssign(
+          mkVar(b), "=",
+          mkCast(printType(b->type),
+                 mkCall("mpiad_pop_buffer", {mkVar(b), bytes}, Scalar::Void, 1),
+                 b->type.elem, 1)));
+    }
     append(rev, exchangeOutsideRegion(sc, nv, {{a, b}, {ab, bb}}));
     rev.push_back(swapStmt(a, b));
     rev.push_back(swapStmt(ab, bb));
-    if (sc.recordsDst)
+    if (sc.recordsDst && !keep)
       append(rev, rows(true));
     ExprP ok = regionSwapCondition(sc);
     return {{mkIf(ok, fwd, copy.first)}, {mkIf(ok, rev, copy.second)}};

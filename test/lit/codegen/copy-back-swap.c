@@ -120,7 +120,8 @@ double lateboundary(const double *u0, int n, int T, double nu) {
 // CHECK: return mpiad_ret;
 
 // The reverse needs the old u (u * u): the copy records it, so the whole
-// swap does not apply; the region swap pushes the old u instead of copying.
+// swap does not apply; the region swap keeps unew's buffer, which holds the
+// old u after the swap, on the tape instead of copying it.
 #pragma mpiad differentiate wrt(u0) varying(u0)
 double nonlinear(const double *u0, int n, int T) {
   double *u = malloc(n * sizeof(double));
@@ -141,11 +142,25 @@ double nonlinear(const double *u0, int n, int T) {
 // CHECK-LABEL: double nonlinear_b(
 // CHECK: if (0 <= n - 1 && (long long)(n - 1) < (long long)n) {
 // CHECK-NEXT: /* copy-back of the region of u from unew: {{.*}} */
-// CHECK-NEXT: mpiad_push_f64_array(&u[0], n);
-// CHECK: } else {
+// CHECK-NOT: mpiad_push_f64_array
+// CHECK: unew = mpiad_swap;
+// CHECK: unew_b = mpiad_swap2;
+// CHECK-NEXT: }
+// CHECK-NEXT: /* the old region of u, now in unew, is kept on the tape as it is: {{.*}} */
+// CHECK-NEXT: double *mpiad_fresh = (double *)mpiad_push_buffer(unew, (size_t)n * sizeof(double));
+// CHECK: unew[mpiad_e] = mpiad_t;
+// CHECK-NEXT: mpiad_fresh[mpiad_e] = mpiad_t;
+// CHECK: unew = mpiad_fresh;
+// CHECK-NEXT: } else {
 // CHECK-NEXT: mpiad_push_f64_array(&u[0], n > 0 ? n : 0);
 // CHECK-NEXT: for (int i = 0; i < n; i++) {
 // CHECK-NEXT: u[i] = unew[i];
+// CHECK: /* reverse sweep */
+// CHECK: /* adjoint of the copy-back of the region of u from unew {{.*}} */
+// CHECK-NEXT: /* unew takes back its buffer that the tape kept, {{.*}} */
+// CHECK-NEXT: unew = (double *)mpiad_pop_buffer(unew, (size_t)n * sizeof(double));
+// CHECK-NOT: mpiad_pop_f64_array
+// CHECK: } else {
 // CHECK: unew_b[i] += u_b[i];
 
 // unew is read after the time loop.

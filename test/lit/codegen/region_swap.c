@@ -6,7 +6,9 @@
 // addresses of the non-blocking receives from the forward sweep); the
 // reverse sweep exchanges values and adjoints outside the region and swaps
 // both back.  A nonlinear step's reverse reads the old field, which the copy
-// recorded: the swap pushes the region row by row and its reverse pops it.
+// recorded: after the swap, un's buffer holds it, and the tape keeps that
+// buffer whole (un takes another, with its elements outside the region);
+// the reverse takes the buffer back before exchanging.
 // The functions after the first break one condition each and keep the copy:
 // the source read after the copy, the step writing only part of the region,
 // a receive into the field completed after the copy.  exec/region_swap.c
@@ -53,9 +55,6 @@ double grid(const double *u0, const double *kappa, int nx, int ny, int T,
 // CHECK:      mpiad_waitall_fwd(2, reqs, MPI_STATUSES_IGNORE);
 // CHECK:      if (1 <= ny && 1 <= nx && ys >= ny && ys + 1 >= 0 && (long long)(nx * ys + ny) < (long long)((size_t)(nx + 2) * ys)) {
 // CHECK-NEXT:   /* copy-back of the region of u from un: the old contents of un there are not read again, so swap the buffers and exchange the elements outside the region */
-// CHECK-NEXT:   for (int mpiad_r = 1; mpiad_r <= nx; mpiad_r++) {
-// CHECK-NEXT:     mpiad_push_f64_array(&u[mpiad_r * ys + 1], ny);
-// CHECK-NEXT:   }
 // CHECK-NEXT:   {
 // CHECK-NEXT:     double *mpiad_swap = u;
 // CHECK-NEXT:     u = un;
@@ -66,21 +65,27 @@ double grid(const double *u0, const double *kappa, int nx, int ny, int T,
 // CHECK-NEXT:     u_b = un_b;
 // CHECK-NEXT:     un_b = mpiad_swap2;
 // CHECK-NEXT:   }
+// CHECK-NEXT:   /* the old region of u, now in un, is kept on the tape as it is: un takes another buffer, with its elements outside the region */
+// CHECK-NEXT:   double *mpiad_fresh = (double *)mpiad_push_buffer(un, (size_t)(nx + 2) * ys * sizeof(double));
 // CHECK-NEXT:   {
 // CHECK-NEXT:     long long mpiad_at = 0;
-// CHECK-NEXT:     for (int mpiad_r2 = 1; mpiad_r2 <= nx; mpiad_r2++) {
-// CHECK-NEXT:       for (long long mpiad_e = mpiad_at; mpiad_e < mpiad_r2 * ys + 1; mpiad_e++) {
+// CHECK-NEXT:     for (int mpiad_r = 1; mpiad_r <= nx; mpiad_r++) {
+// CHECK-NEXT:       for (long long mpiad_e = mpiad_at; mpiad_e < mpiad_r * ys + 1; mpiad_e++) {
 // CHECK-NEXT:         double mpiad_t = u[mpiad_e];
 // CHECK-NEXT:         u[mpiad_e] = un[mpiad_e];
 // CHECK-NEXT:         un[mpiad_e] = mpiad_t;
+// CHECK-NEXT:         mpiad_fresh[mpiad_e] = mpiad_t;
 // CHECK-NEXT:       }
-// CHECK-NEXT:       mpiad_at = mpiad_r2 * ys + 1 + ny;
+// CHECK-NEXT:       mpiad_at = mpiad_r * ys + 1 + ny;
 // CHECK-NEXT:     }
 // CHECK-NEXT:     for (long long mpiad_e2 = mpiad_at; mpiad_e2 < (long long)((size_t)(nx + 2) * ys); mpiad_e2++) {
-// CHECK:        } else {
+// CHECK:        un = mpiad_fresh;
+// CHECK-NEXT: } else {
 // CHECK-NEXT:     for (int i = 1; i <= nx; i++) {
 // CHECK:      /* reverse sweep */
 // CHECK:      /* adjoint of the copy-back of the region of u from un (un_b is zero on the region): exchange back, swap back */
+// CHECK-NEXT: /* un takes back its buffer that the tape kept, with the old region of u */
+// CHECK-NEXT: un = (double *)mpiad_pop_buffer(un, (size_t)(nx + 2) * ys * sizeof(double));
 // CHECK:          double mpiad_t3 = u[mpiad_e3];
 // CHECK-NEXT:     u[mpiad_e3] = un[mpiad_e3];
 // CHECK-NEXT:     un[mpiad_e3] = mpiad_t3;
@@ -88,9 +93,6 @@ double grid(const double *u0, const double *kappa, int nx, int ny, int T,
 // CHECK-NEXT:     u_b[mpiad_e3] = un_b[mpiad_e3];
 // CHECK-NEXT:     un_b[mpiad_e3] = mpiad_t4;
 // CHECK:          un_b = mpiad_swap4;
-// CHECK-NEXT:   }
-// CHECK-NEXT:   for (int mpiad_r4 = nx; mpiad_r4 >= 1; mpiad_r4--) {
-// CHECK-NEXT:     mpiad_pop_f64_array(&u[mpiad_r4 * ys + 1], ny);
 // CHECK-NEXT:   }
 // CHECK-NEXT: } else {
 // CHECK-LABEL: double grid_d(

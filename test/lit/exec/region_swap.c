@@ -8,7 +8,7 @@
 //    neighbouring ranks by MPI_Sendrecv; linear, nothing recorded;
 //  - grid2d: a 2-D field with a ghost frame, ghost rows from the
 //    neighbours, a coefficient per point that is differentiated too (the
-//    reverse reads the old field, which the swap pushes row by row), the
+//    reverse reads the old field), the
 //    interior written by a nest and a last-row loop, through an integer
 //    local `c`;
 //  - halo2d: the ghost rows received by MPI_Irecv into the field itself,
@@ -19,7 +19,7 @@
 //  - partial: the step writes only part of the region, so the old contents
 //    of the source are read by the next copy: no swap, and the gradient
 //    must still be exact;
-//  - allred: the whole buffer, a nonlinear step (the swap pushes the old
+//  - allred: the whole buffer, a nonlinear step (the reverse reads the old
 //    field), the field reduced in place over the ranks after the copy
 //    (the reverse reads its result: the reduction is not linear here).
 //  - macro2d: grid2d written through index macros, `U(i, j) u[(i) * (ny +
@@ -28,7 +28,22 @@
 //  - macropart: the same, the step writing all rows but the last: the copy
 //    reads the old contents of un there, so no swap;
 //  - macro3d: box3d through a macro whose plane stride is the product
-//    `(k) * (nx + 2) * (ny + 2)`.
+//    `(k) * (nx + 2) * (ny + 2)`;
+//  - frame: a nonlinear 1-D step that reads un outside the region (its
+//    ghost cells, set once before the time loop) after writing the region:
+//    the tape keeps un's old buffer, and the buffer un takes in its place
+//    must carry those cells (from the second call on, it is a spare that
+//    an earlier call gave back, holding stale values).
+//  - helpers: halo2d, nonlinear, with the exchange in helper functions
+//    (`start_ex(u, ..., reqs)` starts it through pointer parameters,
+//    `finish_ex(reqs)` waits) and the objective in a helper called after
+//    the time loop: the inlined parameters are copies of u, each assigned
+//    before its uses and used before the copy, so the swap applies;
+//  - before: a pointer to u taken before the time loop and read in it
+//    still points to the first buffer after a swap, so no swap.
+// Where the reverse reads the old field (grid2d, halo2d, allred, macro2d,
+// frame, helpers), the tape keeps un's buffer, which holds it after the
+// swap, whole.
 // Sizes 1 to 5 in each dimension, 0 to 3 steps; data vary per rank.
 // RUN: %mpiad-cc %s -I%S/../Inputs -lm -o %t
 // RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
@@ -46,6 +61,16 @@
 // GEN-LABEL: double macropart_d(
 // GEN-LABEL: double macro3d_b(
 // GEN: copy-back of the region of u from un: the old contents of un there are not read again, so swap the buffers
+// GEN-LABEL: double frame_b(
+// GEN: copy-back of the region of u from un: the old contents of un there are not read again, so swap the buffers
+// GEN: double *mpiad_fresh = (double *)mpiad_push_buffer(un, (size_t)(n + 2) * sizeof(double));
+// GEN: un = (double *)mpiad_pop_buffer(un, (size_t)(n + 2) * sizeof(double));
+// GEN-LABEL: double helpers_b(
+// GEN: copy-back of the region of u from un: the old contents of un there are not read again, so swap the buffers
+// GEN: mpiad_push_buffer(un,
+// GEN-LABEL: double before_b(
+// GEN-NOT: swap the buffers
+// GEN-LABEL: double before_d(
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -264,7 +289,7 @@ double partial(const double *u0, int nx, int ny, int T, MPI_Comm comm) {
   return J;
 }
 
-/* The whole buffer, a nonlinear step (the swap pushes the old field) and
+/* The whole buffer, a nonlinear step (the reverse reads the old field) and
  * the field reduced in place over the ranks after the copy. */
 #pragma mpiad differentiate wrt(u0) varying(u0)
 #pragma mpiad differentiate forward wrt(u0)
@@ -408,6 +433,124 @@ double macro3d(const double *u0, int nx, int ny, int nz, int T, int up,
 #undef U
 #undef UN
 
+/* The step reads un's ghost cells, outside the copied region. */
+#pragma mpiad differentiate wrt(u0) varying(u0)
+#pragma mpiad differentiate forward wrt(u0)
+double frame(const double *u0, int n, int T, MPI_Comm comm) {
+  double *u = calloc(n + 2, sizeof(double));
+  double *un = calloc(n + 2, sizeof(double));
+  for (int i = 1; i <= n; i++)
+    u[i] = u0[i - 1];
+  un[0] = 0.5 * u0[0];
+  un[n + 1] = u0[n - 1] * u0[n - 1];
+  double acc = 0.0;
+  for (int t = 0; t < T; t++) {
+    for (int i = 1; i <= n; i++)
+      un[i] = u[i] + 0.1 * u[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+    acc += 0.5 * un[0] - un[n + 1] + u[1] * u[n];
+    for (int i = 1; i <= n; i++)
+      u[i] = un[i];
+  }
+  double s = acc;
+  for (int i = 0; i < n + 2; i++)
+    s += u[i] * u[i] * (1.0 + 0.1 * i);
+  double J = 0.0;
+  MPI_Allreduce(&s, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(un);
+  free(u);
+  return J;
+}
+
+/* The exchange and the objective in helpers, as samples/halo2d has them. */
+static void start_ex(double *f, int nx, int ny, int up, int down,
+                     MPI_Comm comm, MPI_Request *rq) {
+  int ys = ny + 2;
+  MPI_Irecv(&f[1], ny, MPI_DOUBLE, down, 0, comm, &rq[0]);
+  MPI_Irecv(&f[(nx + 1) * ys + 1], ny, MPI_DOUBLE, up, 1, comm, &rq[1]);
+  MPI_Isend(&f[nx * ys + 1], ny, MPI_DOUBLE, up, 0, comm, &rq[2]);
+  MPI_Isend(&f[ys + 1], ny, MPI_DOUBLE, down, 1, comm, &rq[3]);
+}
+
+static void finish_ex(MPI_Request *rq) {
+  MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+}
+
+static double misfit_of(const double *f, int nx, int ny, MPI_Comm comm) {
+  int ys = ny + 2;
+  double s = 0.0;
+  for (int i = 1; i <= nx; i++)
+    for (int j = 1; j <= ny; j++)
+      s += f[i * ys + j] * f[i * ys + j] * (1.0 + 0.01 * j);
+  double J = 0.0;
+  MPI_Allreduce(&s, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return J;
+}
+
+#pragma mpiad differentiate wrt(u0, kappa) varying(u0, kappa, up, down)
+#pragma mpiad differentiate forward wrt(u0, kappa)
+double helpers(const double *u0, const double *kappa, int nx, int ny, int T,
+               int up, int down, MPI_Comm comm) {
+  int ys = ny + 2;
+  double *u = calloc((size_t)(nx + 2) * ys, sizeof(double));
+  double *un = calloc((size_t)(nx + 2) * ys, sizeof(double));
+  for (int i = 1; i <= nx; i++)
+    for (int j = 1; j <= ny; j++)
+      u[i * ys + j] = u0[(i - 1) * ny + (j - 1)];
+  MPI_Request reqs[4];
+  for (int t = 0; t < T; t++) {
+    start_ex(u, nx, ny, up, down, comm, reqs);
+    finish_ex(reqs);
+    for (int i = 1; i <= nx; i++)
+      for (int j = 1; j <= ny; j++) {
+        int c = i * ys + j;
+        un[c] = u[c] + kappa[(i - 1) * ny + (j - 1)] * u[c] *
+                           (u[c - ys] + u[c + ys] + u[c - 1] + u[c + 1] -
+                            4.0 * u[c]);
+      }
+    for (int i = 1; i <= nx; i++)
+      for (int j = 1; j <= ny; j++)
+        u[i * ys + j] = un[i * ys + j];
+  }
+  double J = misfit_of(u, nx, ny, comm);
+  free(un);
+  free(u);
+  return J;
+}
+
+/* v = u before the time loop: v is the first buffer all along, which the
+ * copy keeps up to date and a swap would not. */
+#pragma mpiad differentiate wrt(u0, kappa) varying(u0, kappa, up, down)
+#pragma mpiad differentiate forward wrt(u0, kappa)
+double before(const double *u0, const double *kappa, int nx, int ny, int T,
+              int up, int down, MPI_Comm comm) {
+  int ys = ny + 2;
+  double *u = calloc((size_t)(nx + 2) * ys, sizeof(double));
+  double *un = calloc((size_t)(nx + 2) * ys, sizeof(double));
+  double *v = u;
+  for (int i = 1; i <= nx; i++)
+    for (int j = 1; j <= ny; j++)
+      u[i * ys + j] = u0[(i - 1) * ny + (j - 1)];
+  double acc = 0.0;
+  for (int t = 0; t < T; t++) {
+    acc += v[ys + 1] * v[nx * ys + ny];
+    for (int i = 1; i <= nx; i++)
+      for (int j = 1; j <= ny; j++) {
+        int c = i * ys + j;
+        un[c] = u[c] + kappa[(i - 1) * ny + (j - 1)] * u[c] *
+                           (u[c - ys] + u[c + ys] - 2.0 * u[c]);
+      }
+    for (int i = 1; i <= nx; i++)
+      for (int j = 1; j <= ny; j++)
+        u[i * ys + j] = un[i * ys + j];
+  }
+  double A = 0.0;
+  MPI_Allreduce(&acc, &A, 1, MPI_DOUBLE, MPI_SUM, comm);
+  double J = A + misfit_of(u, nx, ny, comm);
+  free(un);
+  free(u);
+  return J;
+}
+
 enum { NMAX = 7 * 7 * 7 };
 typedef struct {
   double *u0, *kappa;
@@ -436,6 +579,12 @@ static double J(void *p) {
     return macropart(c->u0, c->kappa, c->nx, c->ny, c->T, up_g, down_g, w);
   case 9:
     return macro3d(c->u0, c->nx, c->ny, c->nz, c->T, up_g, down_g, w);
+  case 10:
+    return frame(c->u0, c->nx, c->T, w);
+  case 11:
+    return helpers(c->u0, c->kappa, c->nx, c->ny, c->T, up_g, down_g, w);
+  case 12:
+    return before(c->u0, c->kappa, c->nx, c->ny, c->T, up_g, down_g, w);
   default:
     return partial(c->u0, c->nx, c->ny, c->T, w);
   }
@@ -482,6 +631,19 @@ static double run(ctx_t *c, double *ub, double *kb, double *ud,
   case 9:
     return tangent ? macro3d_d(c->u0, ud, nx, ny, nz, T, up_g, down_g, w, jd)
                    : macro3d_b(c->u0, ub, nx, ny, nz, T, up_g, down_g, w, 1.0);
+  case 10:
+    return tangent ? frame_d(c->u0, ud, nx, T, w, jd)
+                   : frame_b(c->u0, ub, nx, T, w, 1.0);
+  case 11:
+    return tangent ? helpers_d(c->u0, ud, c->kappa, kd, nx, ny, T, up_g,
+                               down_g, w, jd)
+                   : helpers_b(c->u0, ub, c->kappa, kb, nx, ny, T, up_g,
+                               down_g, w, 1.0);
+  case 12:
+    return tangent ? before_d(c->u0, ud, c->kappa, kd, nx, ny, T, up_g,
+                              down_g, w, jd)
+                   : before_b(c->u0, ub, c->kappa, kb, nx, ny, T, up_g,
+                              down_g, w, 1.0);
   default:
     return tangent ? partial_d(c->u0, ud, nx, ny, T, w, jd)
                    : partial_b(c->u0, ub, nx, ny, T, w, 1.0);
@@ -496,11 +658,12 @@ int main(int argc, char **argv) {
   down_g = r > 0 ? r - 1 : MPI_PROC_NULL;
   const char *names[] = {"rows1d",  "grid2d",  "halo2d", "box3d",
                          "overlap", "partial", "allred", "macro2d",
-                         "macropart", "macro3d"};
+                         "macropart", "macro3d", "frame",
+                         "helpers", "before"};
   const int sizes[][3] = {{1, 1, 1}, {2, 3, 1}, {3, 1, 2},
                           {5, 4, 3}, {4, 5, 2}, {7, 6, 2}};
   const int steps[] = {0, 1, 3};
-  for (int which = 0; which < 10; which++)
+  for (int which = 0; which < 13; which++)
     for (int si = 0; si < 6; si++)
       for (int ti = 0; ti < 3; ti++)
         for (int sv = 0; sv < (which == 4 ? 2 : 1); sv++) {
@@ -513,12 +676,13 @@ int main(int argc, char **argv) {
           c.s = c.ny - sv; /* overlap: rows apart, or overlapping */
           if (which == 4 && c.s < 1)
             continue;
-          int nu = which == 0 || which == 6 ? c.nx
+          int nu = which == 0 || which == 6 || which == 10 ? c.nx
                    : which == 3 || which == 9 ? c.nx * c.ny * c.nz
                    : which == 4 ? c.nx * c.s + c.ny + 1
                    : which == 5 ? (c.nx + 2) * (c.ny + 2)
                                 : c.nx * c.ny;
-          int nk = which == 1 || which == 2 || which == 7 || which == 8
+          int nk = which == 1 || which == 2 || which == 7 || which == 8 ||
+                           which == 11 || which == 12
                        ? c.nx * c.ny
                        : 0;
           double u0[NMAX], du[NMAX], ub[NMAX] = {0}, ud[NMAX];
