@@ -325,6 +325,25 @@ void mpiad_tape_release(void);
 void mpiad_tape_print_stats(FILE *f);
 
 /* ------------------------------------------------------------------------- */
+/* Math over the replica axis (vmath.c)                                      */
+/* ------------------------------------------------------------------------- */
+
+/** How many results of mpiad_vec_* can be live at once (slots 0 to 7). */
+#define MPIAD_VEC_SLOTS 8
+
+/** y[r] = f(x[r]) for 0 <= r < n, into a buffer of the runtime's that stays
+ *  valid until the next call with the same slot; returns y.  A loop over the
+ *  replicas of a batched adjoint (F_bv) calls these before it instead of the
+ *  scalar function in every iteration.  Uses glibc's vector math library
+ *  where it was found when libmpiad was built (within 4 ulp, like libm, but
+ *  not always bitwise equal to libm). */
+const double *mpiad_vec_tanh(const double *x, long n, int slot);
+const double *mpiad_vec_exp(const double *x, long n, int slot);
+const double *mpiad_vec_log(const double *x, long n, int slot);
+const double *mpiad_vec_sin(const double *x, long n, int slot);
+const double *mpiad_vec_cos(const double *x, long n, int slot);
+
+/* ------------------------------------------------------------------------- */
 /* Checkpointing (checkpoint.c)                                              */
 /* ------------------------------------------------------------------------- */
 /* For a loop marked `#pragma mpiad checkpoint(snapshots=K)` the generated

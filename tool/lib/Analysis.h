@@ -98,6 +98,14 @@ bool recordRange(Function &F, const Frontend &fe, const Stmt &loop,
 /// A function that makes a new synthetic variable of the generated code.
 using NewVar = std::function<Var *(const std::string &, const CType &)>;
 
+/// In the forward body of a loop over the replicas (`for (r = 0; r < R;
+/// r++)` of a batched function), replaces each `x = f(A[X + r])` (f one of
+/// tanh, exp, log, sin, cos; nothing in the body writes A or X) by a read of
+/// `mpiad_vec_f(&A[X], R, slot)`'s result, that call going into `before`
+/// (VectorMath.cpp).
+void vectorMath(Function &F, const Stmt &loop, Block &body, Block &before,
+                const NewVar &newVar);
+
 /// What the gather form needs of the reverse-mode generator.
 struct GatherContext {
   NewVar newVar;                                // a synthetic variable

@@ -1452,11 +1452,20 @@ public:
         stableExpr(s->loopHi))
       recordRange(F, M.fe_, *s, body.first, body.second, rangeBefore,
                   rangeRestore, rangeAfter);
+    // The math calls of a loop over the replicas, for all replicas at
+    // once before it (VectorMath.cpp).
+    Block vecBefore;
+    if (!M.cuda && s->replicaLoop)
+      vectorMath(F, *s, body.first, vecBefore,
+                 [&](const std::string &n, const CType &t) {
+                   return newSynth(n, t);
+                 });
     auto loop = std::make_shared<Stmt>(*s);
     loop->body = body.first;
     Block fwd, rev;
     Var *i = s->loopVar;
     if (body.second.empty()) {
+      append(fwd, vecBefore);
       fwd.push_back(loop);
       return {fwd, rev};
     }
@@ -1465,6 +1474,7 @@ public:
     if (initTaped)
       fwd.push_back(push(mkVar(i)));
     append(fwd, rangeBefore);
+    append(fwd, vecBefore);
     fwd.push_back(loop);
     ExprP lo = s->loopLo, hi = s->loopHi;
     if (!stableExpr(lo) || !stableExpr(hi)) {
