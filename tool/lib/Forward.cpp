@@ -235,7 +235,16 @@ public:
         n->init = s->init;
       if (swaps.count(s.get()))
         return regionSwappedCopy(swaps.at(s.get()), n);
-      return {n};
+      // The math calls of a loop over the replicas, for all replicas at
+      // once before it (VectorMath.cpp).
+      Block out;
+      if (s->kind == Stmt::For && s->replicaLoop && !M.cuda)
+        vectorMath(F, *s, n->body, out,
+                   [&](const std::string &name, const CType &t) {
+                     return F.newVar(unique(name), t, Var::Synthetic);
+                   });
+      out.push_back(n);
+      return out;
     }
     case Stmt::Compound:
       return {mkCompound(block(s->body))};

@@ -12,7 +12,8 @@
 // The tanh is a scalar libm call per replica, and the push in the loop keeps
 // the C compiler from vectorising anything around it; in the NNPDF-style fits
 // of bench/replicas.sh that call is most of the forward sweep.  Called by
-// Reverse.cpp on the forward body of each loop over the replicas, this stage
+// Reverse.cpp on the forward body of each loop over the replicas (and by
+// Forward.cpp on the tangent's, F_dv), this stage
 // evaluates such a call for all replicas before the loop, with the runtime's
 // vector math (runtime/vmath.c: glibc's libmvec, 4 replicas per call with
 // AVX2), and reads replica r's value in the loop:
@@ -23,8 +24,9 @@
 //     mpiad_h1 = mpiad_tanh_of[r];
 //     ...
 //
-// It applies to a statement `x = f(A[r])` or `x = f(A[X + r])` at the top
-// level of the loop's body, f one of tanh, exp, log, sin and cos on a double,
+// It applies to a statement `x = f(A[r])` or `x = f(A[X + r])` (or the
+// declaration `double t = f(...)` of forward mode's CallReuse.cpp) at the
+// top level of the loop's body, f one of tanh, exp, log, sin and cos on a double,
 // when nothing in the loop's body writes A's storage (its alias class), the
 // variables of X, or anything through a call: then every iteration reads
 // the value that A[X + r] has before the loop.  Only the forward sweep
@@ -139,7 +141,9 @@ void vectorMath(Function &F, const Stmt &loop, Block &body, Block &before,
   for (StmtP &s : body) {
     if (slot == kSlots)
       break;
-    if (s->kind != Stmt::Assign || s->op != "=" || !s->rhs ||
+    bool assigns = (s->kind == Stmt::Assign && s->op == "=") ||
+                   (s->kind == Stmt::Decl && s->var->type.dims.empty());
+    if (!assigns || !s->rhs ||
         s->rhs->kind != Expr::Call || s->rhs->ops.size() != 1 ||
         !vectorFunctions().count(s->rhs->text) ||
         s->rhs->type != Scalar::Double)

@@ -8,8 +8,9 @@
 // read).  For R = 1 to 9 (whole AVX2 vectors
 // and remainders) and each replica: the value and gradient equal loss_b's
 // on that replica (to 1e-13 and 1e-12: libmvec is not always bitwise
-// libm), and the gradient matches central differences of the primal; with
-// MPIAD_VECTOR_MATH=libm (the second RUN lines), loss_b's bitwise.
+// libm), and the gradient matches central differences of the primal; in
+// forward mode, loss_dv's values and tangents equal loss_d's; with
+// MPIAD_VECTOR_MATH=libm (the fifth RUN line), bitwise.
 // RUN: %mpiad-cc %s -I%S/../Inputs -lm -o %t
 // RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 2 %t | FileCheck %s --implicit-check-not=FAIL
@@ -34,6 +35,9 @@
 // GEN: /* reverse sweep */
 // GEN-NOT: mpiad_vec_
 // GEN: void loss_bv(
+// GEN-LABEL: void loss_dv(
+// GEN: const double *mpiad_sin_of = mpiad_vec_sin(&w_rep[0], R, 0);
+// GEN: const double *mpiad_tanh_of = mpiad_vec_tanh(z, R, 0);
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -43,6 +47,7 @@
 #include "harness.h"
 
 #pragma mpiad differentiate wrt(w) replicated(w, n, d) varying(X, y) replicas(w, y)
+#pragma mpiad differentiate forward wrt(w) replicas(w, y)
 double loss(const double *w, const double *X, const double *y, int n, int d,
             MPI_Comm comm) {
   double s = sin(w[0]);
@@ -112,6 +117,22 @@ int main(int argc, char **argv) {
       snprintf(label, sizeof label,
                "R = %d, replica %d: gradient vs central differences", R, r);
       hx_check(label, ad, bar[r] * fd, 1e-7, 1e-10);
+    }
+    /* Forward mode: loss_dv along dw in every replica, against loss_d. */
+    double wd[RMAX * LW], fval[RMAX], fdot[RMAX];
+    for (int r = 0; r < R; r++)
+      for (int k = 0; k < LW; k++)
+        wd[r * LW + k] = dw[k];
+    loss_dv(R, w, wd, X, y, NL, D, comm, fval, fdot);
+    for (int r = 0; r < R; r++) {
+      double dot = 0.0, wdr[LW];
+      for (int k = 0; k < LW; k++)
+        wdr[k] = dw[k];
+      double v = loss_d(w + r * LW, wdr, X, y + r * NL, NL, D, comm, &dot);
+      snprintf(label, sizeof label, "R = %d, replica %d: tangent = loss_d's", R, r);
+      hx_check(label, fdot[r], dot, exact ? 0.0 : 1e-12, exact ? 0.0 : 1e-14);
+      snprintf(label, sizeof label, "R = %d, replica %d: value (tangent) = loss_d's", R, r);
+      hx_check(label, fval[r], v, exact ? 0.0 : 1e-13, 1e-300);
     }
   }
   int rc = hx_finish();
