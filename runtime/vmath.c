@@ -26,17 +26,25 @@ enum { SLOTS = MPIAD_VEC_SLOTS };
 static double *slot_buf[SLOTS];
 static long slot_cap[SLOTS];
 
+/* Prints the message and ends the whole job, as the tape's errors do. */
+static void fatal(const char *what, long v) {
+  int initialized = 0, finalized = 0;
+  fprintf(stderr, "mpiad: vector math: %s (%ld)\n", what, v);
+  fflush(stderr);
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  abort();
+}
+
 static double *slot_of(int slot, long n) {
-  if (slot < 0 || slot >= SLOTS) {
-    fprintf(stderr, "mpiad: vector math slot %d out of range\n", slot);
-    abort();
-  }
+  if (slot < 0 || slot >= SLOTS)
+    fatal("slot out of range", slot);
   if (n > slot_cap[slot]) {
     double *b = realloc(slot_buf[slot], (size_t)n * sizeof *b);
-    if (!b) {
-      fprintf(stderr, "mpiad: out of memory for %ld vector math results\n", n);
-      abort();
-    }
+    if (!b)
+      fatal("out of memory for the results", n);
     slot_buf[slot] = b;
     slot_cap[slot] = n;
   }
