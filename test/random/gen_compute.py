@@ -144,6 +144,9 @@ class Prog:
         # stride an expression, the loops over a tile whose origin each
         # index subtracts (IndexPoly.cpp): an RNG of its own.
         self.rng12 = random.Random(seed * 49979693 + 61)
+        # The time loop's field read through a pointer declared in each step
+        # (`const double *pu = u;`), which the swap must see through.
+        self.rng13 = random.Random(seed * 67867967 + 67)
 
     # ---- emission --------------------------------------------------------
     def emit(self, s):
@@ -998,12 +1001,17 @@ class Prog:
             self.emit("for (int k = 0; k < n; k++)")
             self.emit("  %s[k] = x[k] * %s + %s;" % (u, self.const(), self.pick_t()[0]))
             self.emit("for (int st = 0; st < %d; st++) {" % R.randrange(1, 4))
-            self.emit("  %s[0] = %s[0];" % (un, u))
-            self.emit("  %s[n - 1] = %s[n - 1];" % (un, u))
+            rd = u  # the name the step reads the field through
+            if self.rng13.random() < 0.3:
+                self.features.add("time loop reading the field through a pointer")
+                rd = "pu%d" % q
+                self.emit("  const double *%s = %s;" % (rd, u))
+            self.emit("  %s[0] = %s[0];" % (un, rd))
+            self.emit("  %s[n - 1] = %s[n - 1];" % (un, rd))
             self.emit("  for (int i = 1; i < n - 1; i++)")
-            extra = R.choice(["", " + 0.125 * sin(%s[i])" % u, " - 0.0625 * %s[i] * %s[i]" % (u, u)])
+            extra = R.choice(["", " + 0.125 * sin(%s[i])" % rd, " - 0.0625 * %s[i] * %s[i]" % (rd, rd)])
             self.emit("    %s[i] = %s[i] + %s * (%s[i - 1] - 2.0 * %s[i] + %s[i + 1])%s;"
-                      % (un, u, R.choice(["0.25", "0.125", "0.375"]), u, u, u, extra))
+                      % (un, rd, R.choice(["0.25", "0.125", "0.375"]), rd, rd, rd, extra))
             self.emit("  for (int i = 0; i < n; i++)")
             self.emit("    %s[i] = %s[i];" % (u, un))
             self.emit("}")

@@ -193,11 +193,12 @@ bool ownElementUses(const Stmt &s, const Var *p) {
   return ok;
 }
 
-/// `v = p`?
+/// `v = p`, or the declaration `T *v = p`?
 bool isCopyOf(const Stmt &s, const Var *v, const Var *p) {
-  return s.kind == Stmt::Assign && s.op == "=" &&
-         s.lhs->kind == Expr::VarRef && s.lhs->var == v &&
-         s.rhs->kind == Expr::VarRef && s.rhs->var == p;
+  bool names = (s.kind == Stmt::Assign && s.op == "=" &&
+                s.lhs->kind == Expr::VarRef && s.lhs->var == v) ||
+               (s.kind == Stmt::Decl && s.var == v);
+  return names && s.rhs && s.rhs->kind == Expr::VarRef && s.rhs->var == p;
 }
 
 /// Only `p[k]` (not under &), one assignment of p (the allocation) and
@@ -213,6 +214,8 @@ bool onlyElementUses(const Function &f, const Var *p,
       return;
     if (s.kind == Stmt::Assign && s.lhs->kind == Expr::VarRef &&
         aliases.count(s.lhs->var) && isCopyOf(s, s.lhs->var, p))
+      return;
+    if (s.kind == Stmt::Decl && aliases.count(s.var) && isCopyOf(s, s.var, p))
       return;
     if (s.kind == Stmt::Comm && commOk && mentions(s, p)) {
       ok &= commOk(s);
@@ -352,7 +355,8 @@ const Stmt *overwriteLoop(const Stmt &time, size_t k, const Var *dst,
 }
 
 /// The other pointers of p's alias class: after inlining, a helper's
-/// parameter `double *u_2` is assigned `u_2 = u` at each call.  Swapping p
+/// parameter `double *u_2` is assigned `u_2 = u` at each call (or a step
+/// declares `const double *pu = u;`).  Swapping p
 /// (at the copy, statement k of the time loop) changes no such alias's
 /// meaning when the alias is only ever assigned `v = p`, by top-level
 /// statements of the function body or of the time loop's body, and every
@@ -361,7 +365,9 @@ const Stmt *overwriteLoop(const Stmt &time, size_t k, const Var *dst,
 /// assignment before the time loop and the loop, after an assignment after
 /// the loop, or within one step, after the assignment and before the copy
 /// (or after an assignment that follows the copy).  Fills `aliases`; false
-/// when a member of the class is another kind of name.
+/// when a member of the class is another kind of name.  (`mentions` sees a
+/// declaration's initializer only, so a declaration `T *v = p` counts as
+/// the assignment it is.)
 bool windowAliases(Function &f, size_t top, const Stmt &time, size_t k,
                    Var *p, const std::function<bool(const Stmt &)> &commOk,
                    std::set<const Var *> &aliases) {
@@ -388,8 +394,9 @@ bool windowAliases(Function &f, size_t top, const Stmt &time, size_t k,
         ok &= commOk && commOk(s);
         return;
       }
-      if (s.kind == Stmt::Assign && s.lhs->kind == Expr::VarRef &&
-          s.lhs->var == v) {
+      if ((s.kind == Stmt::Assign && s.lhs->kind == Expr::VarRef &&
+           s.lhs->var == v) ||
+          (s.kind == Stmt::Decl && s.var == v)) {
         ok = false;
         return;
       }
