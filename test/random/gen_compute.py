@@ -147,6 +147,10 @@ class Prog:
         # The time loop's field read through a pointer declared in each step
         # (`const double *pu = u;`), which the swap must see through.
         self.rng13 = random.Random(seed * 67867967 + 67)
+        # The Isend/Irecv ring posted by one helper and completed by another
+        # (a helper that only waits has no active argument: forward mode
+        # must still complete the tangent's requests), an RNG of its own.
+        self.rng14 = random.Random(seed * 86028157 + 71)
 
     # ---- emission --------------------------------------------------------
     def emit(self, s):
@@ -979,9 +983,15 @@ class Prog:
             self.emit("sb%d[0] = %s;" % (q, t))
             self.emit("sb%d[1] = %s;" % (q, self.vexpr(1)))
             self.emit("MPI_Request rq%d[2];" % q)
-            self.emit("MPI_Irecv(rb%d, 2, MPI_DOUBLE, (r + P - 1) %% P, %d, comm, &rq%d[0]);" % (q, q, q))
-            self.emit("MPI_Isend(sb%d, 2, MPI_DOUBLE, (r + 1) %% P, %d, comm, &rq%d[1]);" % (q, q, q))
-            self.emit("MPI_Waitall(2, rq%d, MPI_STATUSES_IGNORE);" % q)
+            if self.rng14.random() < 0.4:
+                self.features.add("Isend/Irecv ring in helpers")
+                self.comm_helpers.update(["post2", "wait2"])
+                self.emit("cf_post2(rb%d, sb%d, %d, comm, rq%d);" % (q, q, q, q))
+                self.emit("cf_wait2(rq%d);" % q)
+            else:
+                self.emit("MPI_Irecv(rb%d, 2, MPI_DOUBLE, (r + P - 1) %% P, %d, comm, &rq%d[0]);" % (q, q, q))
+                self.emit("MPI_Isend(sb%d, 2, MPI_DOUBLE, (r + 1) %% P, %d, comm, &rq%d[1]);" % (q, q, q))
+                self.emit("MPI_Waitall(2, rq%d, MPI_STATUSES_IGNORE);" % q)
             u = self.pick_t()[0]
             self.emit("%s += rb%d[0] * %s - rb%d[1] * %s;" % (u, q, self.const(), q, self.const()))
 
@@ -1463,7 +1473,7 @@ class Prog:
             hdr.append("#define CF_BV(R, x, xb, th, thb, s, sb, y, yb, z, zb, rb, val) cf_bv(R, x, xb, th, thb, s, sb%s%s, "
                        "cf_n, CF_M0, MPI_COMM_WORLD, rb, val)" % (", y, yb" if y else "", ", z, zb" if z else ""))
         hdr.append("")
-        for h in ["gsum", "gmsq", "gsum_inplace"]:  # gmsq calls gsum: after it
+        for h in ["gsum", "gmsq", "gsum_inplace", "post2", "wait2"]:  # gmsq calls gsum: after it
             if h in self.comm_helpers:
                 hdr.extend(COMM_HELPERS[h])
         if self.structs:
@@ -1842,6 +1852,19 @@ COMM_HELPERS = {
     "gsum_inplace": [
         "static void cf_gsum_inplace(double *v, MPI_Comm comm) {",
         "  MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_SUM, comm);",
+        "}", ""],
+    "post2": [
+        "static void cf_post2(double *rbuf, double *sbuf, int tag, MPI_Comm comm,",
+        "                     MPI_Request *rq) {",
+        "  int me, np;",
+        "  MPI_Comm_rank(comm, &me);",
+        "  MPI_Comm_size(comm, &np);",
+        "  MPI_Irecv(rbuf, 2, MPI_DOUBLE, (me + np - 1) % np, tag, comm, &rq[0]);",
+        "  MPI_Isend(sbuf, 2, MPI_DOUBLE, (me + 1) % np, tag, comm, &rq[1]);",
+        "}", ""],
+    "wait2": [
+        "static void cf_wait2(MPI_Request *rq) {",
+        "  MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);",
         "}", ""],
 }
 
