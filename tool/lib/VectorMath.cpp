@@ -27,9 +27,10 @@
 // It applies to a statement `x = f(A[r])` or `x = f(A[X + r])` (or the
 // declaration `double t = f(...)` of forward mode's CallReuse.cpp) at the
 // top level of the loop's body, f one of tanh, exp, log, sin and cos on a double,
-// when nothing in the loop's body writes A's storage (its alias class), the
-// variables of X, or anything through a call: then every iteration reads
-// the value that A[X + r] has before the loop.  Only the forward sweep
+// when nothing in the loop's body writes A's storage (its alias class) or
+// the variables of X, and the body calls nothing but libm and the tape's
+// pushes: then every iteration reads the value that A[X + r] has before the
+// loop.  Only the forward sweep
 // changes: the derivative is computed from the same value as before (the
 // value assigned, CallHoist.cpp, or the argument).  libmvec's results are
 // within 4 ulp, like libm's, but not always bitwise equal to libm's, so
@@ -52,9 +53,25 @@ const std::set<std::string> &vectorFunctions() {
 
 const int kSlots = 8; // MPIAD_VEC_SLOTS in runtime/include/mpiad.h
 
-/// What the loop body may write: the alias roots of arrays written through
-/// elements, pointers or calls, and the scalars assigned.  False when it
-/// holds something this stage does not follow (communication).
+/// A call that writes nothing the program sees: libm's functions and the
+/// tape's pushes.
+bool writesNothing(const std::string &fn) {
+  static const std::set<std::string> pure = {
+      "tanh",  "exp",   "log",   "sin",   "cos",   "tan",   "sqrt",
+      "fabs",  "pow",   "atan",  "atan2", "sinh",  "cosh",  "expm1",
+      "log1p", "cbrt",  "hypot", "fmax",  "fmin",  "floor", "ceil",
+      "erf",   "asin",  "acos",  "log10", "log2",  "exp2"};
+  std::string base = fn;
+  if (base.size() > 1 && base.back() == 'f' && pure.count(base.substr(
+                                                   0, base.size() - 1)))
+    return true; // tanhf, sqrtf, ...
+  return pure.count(base) || fn.rfind("mpiad_push_", 0) == 0;
+}
+
+/// What the loop body writes: the alias roots of arrays written through
+/// elements, and the scalars assigned.  False when it holds something this
+/// stage does not follow: communication, or a call that may write anything
+/// (a callee's helper may write a global).
 bool bodyWrites(Function &F, Block &body, std::set<Var *> &arrays,
                 std::set<Var *> &scalars) {
   bool ok = true;
@@ -64,14 +81,8 @@ bool bodyWrites(Function &F, Block &body, std::set<Var *> &arrays,
         return;
       for (const ExprP &o : x->ops)
         rec(o);
-      if (x->kind != Expr::Call || vectorFunctions().count(x->text))
-        return;
-      if (x->text.rfind("mpiad_push_", 0) == 0)
-        return; // reads its argument only
-      for (const ExprP &o : x->ops)
-        if (o->ptrDepth > 0)
-          if (Var *b = baseVar(o))
-            arrays.insert(aliasRoot(F, b));
+      if (x->kind == Expr::Call && !writesNothing(x->text))
+        ok = false;
     };
     rec(e);
   };
