@@ -15,6 +15,7 @@
  * libm's, but not always bitwise equal to them.
  */
 #include "mpiad.h"
+#include "requests.h" /* mpiad_impl_fatal */
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,25 +27,13 @@ enum { SLOTS = MPIAD_VEC_SLOTS };
 static double *slot_buf[SLOTS];
 static long slot_cap[SLOTS];
 
-/* Prints the message and ends the whole job, as the tape's errors do. */
-static void fatal(const char *what, long v) {
-  int initialized = 0, finalized = 0;
-  fprintf(stderr, "mpiad: vector math: %s (%ld)\n", what, v);
-  fflush(stderr);
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (initialized && !finalized)
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  abort();
-}
-
 static double *slot_of(int slot, long n) {
   if (slot < 0 || slot >= SLOTS)
-    fatal("slot out of range", slot);
+    mpiad_impl_fatal("vector math", "slot out of range (%d)", slot);
   if (n > slot_cap[slot]) {
     double *b = realloc(slot_buf[slot], (size_t)n * sizeof *b);
     if (!b)
-      fatal("out of memory for the results", n);
+      mpiad_impl_fatal("vector math", "out of memory for the results (%ld)", n);
     slot_buf[slot] = b;
     slot_cap[slot] = n;
   }

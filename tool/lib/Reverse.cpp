@@ -1367,6 +1367,12 @@ public:
     fwd.push_back(swapStmt(ab, bb));
     Var *fresh = nullptr;
     ExprP bytes;
+    // `(double *)mpiad_push_buffer(b, bytes)` or `..._pop_buffer(b, bytes)`
+    auto bufferCall = [&](const std::string &fn) {
+      return mkCast(printType(b->type),
+                    mkCall(fn, {mkVar(b), bytes}, Scalar::Void, 1),
+                    b->type.elem, 1);
+    };
     if (keep) {
       fresh = newSynth("mpiad_fresh", b->type);
       const ExprP &n = sc.count; // often (size_t)x * (size_t)y already
@@ -1378,11 +1384,7 @@ public:
           "the old region of " + a->name + ", now in " + b->name +
           ", is kept on the tape as it is: " + b->name +
           " takes another buffer, with its elements outside the region"));
-      fwd.push_back(mkDecl(
-          fresh, mkCast(printType(b->type), mkCall("mpiad_push_buffer",
-                                                   {mkVar(b), bytes},
-                                                   Scalar::Void, 1),
-                        b->type.elem, 1)));
+      fwd.push_back(mkDecl(fresh, bufferCall("mpiad_push_buffer")));
     }
     append(fwd, exchangeOutsideRegion(sc, nv, {{a, b}}, fresh));
     if (keep)
@@ -1393,11 +1395,7 @@ public:
       rev.push_back(mkComment(b->name + " takes back its buffer that the "
                               "tape kept, with the old region of " +
                               a->name));
-      rev.push_back(mkAssign(
-          mkVar(b), "=",
-          mkCast(printType(b->type),
-                 mkCall("mpiad_pop_buffer", {mkVar(b), bytes}, Scalar::Void, 1),
-                 b->type.elem, 1)));
+      rev.push_back(mkAssign(mkVar(b), "=", bufferCall("mpiad_pop_buffer")));
     }
     append(rev, exchangeOutsideRegion(sc, nv, {{a, b}, {ab, bb}}));
     rev.push_back(swapStmt(a, b));
