@@ -68,6 +68,10 @@
 // GEN-LABEL: double helpers_b(
 // GEN: copy-back of the region of u from un: the old contents of un there are not read again, so swap the buffers
 // GEN: mpiad_push_buffer(un,
+// GEN-LABEL: double helpers_d(
+// GEN: /* inlined: finish_ex(reqs) */
+// GEN-NEXT: rq_2 = reqs;
+// GEN-NEXT: mpiad_waitall_tan(4, rq_2, MPI_STATUSES_IGNORE);
 // GEN-LABEL: double before_b(
 // GEN-NOT: swap the buffers
 // GEN-LABEL: double before_d(
