@@ -106,6 +106,17 @@ using NewVar = std::function<Var *(const std::string &, const CType &)>;
 void vectorMath(Function &F, const Stmt &loop, Block &body, Block &before,
                 const NewVar &newVar);
 
+/// In the generated forward and reverse bodies of a loop over the replicas,
+/// gives each scalar that the loop records at every replica (pushed before
+/// `x = e`, popped at the end of the reversed iteration, named nowhere else
+/// in the function) a buffer of R elements, `x_rep[r]`, recorded once per
+/// loop: the push of the buffer goes into `before`, its pop into `after`
+/// (the reversed loop's), the buffer and its length R into `buffers`, for
+/// the generated function to allocate (ReplicaRecord.cpp).
+void replicaRecord(Function &F, const Stmt &loop, Block &fwd, Block &rev,
+                   Block &before, Block &after, std::vector<std::pair<Var *, ExprP>> &buffers,
+                   const NewVar &newVar);
+
 /// What the gather form needs of the reverse-mode generator.
 struct GatherContext {
   NewVar newVar;                                // a synthetic variable

@@ -94,6 +94,11 @@ public:
   bool failed = false;
   /// Callee specialisations the generated code calls (final run only).
   std::vector<std::string> usedCallees;
+  /// Buffers of R values for scalars of loops over the replicas, each
+  /// recorded once per loop (ReplicaRecord.cpp; final run of a marked
+  /// function only): the generated function allocates them on entry and
+  /// frees them on exit.
+  std::vector<std::pair<Var *, ExprP>> replicaBuffers;
   /// The length of the array p points to, from every access in F and in
   /// the callees it is passed to (inferLength); null if unknown.
   ExprP arrayLength(Var *p) {
@@ -1458,6 +1463,15 @@ public:
                  [&](const std::string &n, const CType &t) {
                    return newSynth(n, t);
                  });
+    // The scalars it records at every replica, recorded once for all
+    // replicas (ReplicaRecord.cpp).  Not in the dry run, which must see
+    // the scalars' reads to decide the records.
+    Block recBefore, recAfter;
+    if (!M.cuda && !dry && R.topLevel && s->replicaLoop)
+      replicaRecord(F, *s, body.first, body.second, recBefore, recAfter,
+                    replicaBuffers, [&](const std::string &n, const CType &t) {
+                      return newSynth(n, t);
+                    });
     auto loop = std::make_shared<Stmt>(*s);
     loop->body = body.first;
     Block fwd, rev;
@@ -1473,6 +1487,7 @@ public:
       fwd.push_back(push(mkVar(i)));
     append(fwd, rangeBefore);
     append(fwd, vecBefore);
+    append(fwd, recBefore);
     fwd.push_back(loop);
     ExprP lo = s->loopLo, hi = s->loopHi;
     if (!stableExpr(lo) || !stableExpr(hi)) {
@@ -1521,7 +1536,7 @@ public:
     // tape restores (initTaped), not the reversed loop's last one.
     bool nestable = !kernel && s->loopStep > 0 && rev.empty() &&
                     rangeBefore.empty() && rangeRestore.empty() &&
-                    rangeAfter.empty() && !initTaped &&
+                    rangeAfter.empty() && recAfter.empty() && !initTaped &&
                     !zeroAfter.count(s.get());
     const NestRecord *child = nullptr;
     if (nestable && s->body.size() == 1 && s->body[0]->kind == Stmt::For) {
@@ -1559,6 +1574,7 @@ public:
     else
       rev.push_back(r);
     append(rev, rangeAfter);
+    append(rev, recAfter);
     // Adjoints a gather of the body left stale (they stand for zero).
     auto stale = zeroAfter.find(s.get());
     if (stale != zeroAfter.end())
@@ -2883,6 +2899,11 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
   Block prologue, epilogue;
   std::string comm = mainComm(F);
   std::vector<std::tuple<Var *, Var *, ExprP>> partials; // param, sig, len
+  for (auto &[buf, len] : G.replicaBuffers) {
+    prologue.push_back(
+        mkDecl(buf, zeroedAlloc(len, buf->type.base, R.outName, buf->name, comm)));
+    epilogue.push_back(mkExprStmt(mkCall("free", {mkVar(buf)}, Scalar::Void)));
+  }
   for (Var *p : F.params) {
     params.push_back(printDecl(*p));
     argNames.push_back(p->name);

@@ -29,11 +29,19 @@
 // GEN: z[r] += X[i * d + j] * w_rep[j * R + r];
 // GEN-NOT: mpiad_push_f64_array(&z
 // GEN: const double *mpiad_tanh_of = mpiad_vec_tanh(z, R, 0);
+// GEN-NEXT: mpiad_push_f64_array(mpiad_h1_rep, R);
+// GEN-NEXT: mpiad_push_f64_array(e_rep, R);
 // GEN-NEXT: for (int r = 0; r < R; r++) {
-// GEN-NEXT: mpiad_push_f64(mpiad_h1);
-// GEN-NEXT: mpiad_h1 = mpiad_tanh_of[r];
+// GEN-NEXT: mpiad_h1_rep[r] = mpiad_tanh_of[r];
+// GEN-NEXT: e_rep[r] = mpiad_h1_rep[r] - y_rep[i * R + r];
+// GEN-NOT: mpiad_pop
 // GEN: MPI_Allreduce(MPI_IN_PLACE, l, R, MPI_DOUBLE, MPI_SUM, comm);
 // GEN: /* reverse sweep */
+// GEN-NOT: MPI_Allreduce
+// GEN: z_b[r] += mpiad_h1_b * (1.0 - mpiad_h1_rep[r] * mpiad_h1_rep[r]);
+// GEN-NOT: mpiad_pop_f64()
+// GEN: mpiad_pop_f64_array(e_rep, R);
+// GEN-NEXT: mpiad_pop_f64_array(mpiad_h1_rep, R);
 // GEN-NOT: MPI_Allreduce
 // GEN: mpiad_batch_allreduce(&mpiad_sum);
 // GEN: void loss_bv(int R, const double *w, double *w_b, const double *X, const double *y, int n, int d, MPI_Comm comm, const double *loss_bar, double *loss_val)

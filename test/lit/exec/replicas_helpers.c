@@ -16,8 +16,8 @@
 // CHECK: ALL PASSED
 // RUN: %mpiad-emit %s -I%S/../Inputs -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
 // GEN-LABEL: static void mpiad_H_bv(
-// GEN: t_arg = t[rep];
-// GEN: mpiad_fwd_soft(t_arg)
+// GEN: t_arg_rep[rep] = t[rep];
+// GEN: mpiad_fwd_soft(t_arg_rep[rep])
 // GEN: /* free(w) after the replicas are done, at the end */
 // GEN: mpiad_allreduce_rev(MPI_IN_PLACE, v_b, R, MPI_DOUBLE, MPI_SUM, c, 1);
 #include <math.h>
