@@ -151,6 +151,10 @@ class Prog:
         # (a helper that only waits has no active argument: forward mode
         # must still complete the tangent's requests), an RNG of its own.
         self.rng14 = random.Random(seed * 86028157 + 71)
+        # A sum over the samples of a function of the replicated th and of
+        # passive data, added to a t variable after the loop: its adjoint
+        # runs inside the loop for a seed of 1 (DeferredSeed.cpp).
+        self.rng15 = random.Random(seed * 15485867 + 73)
 
     # ---- emission --------------------------------------------------------
     def emit(self, s):
@@ -1165,6 +1169,46 @@ class Prog:
             self.emit("  %s += v%d * v%d;" % (t, q, q))
         self.emit("}")
 
+    def st_samplesum(self):
+        """A loss summed over the samples, from the replicated parameters th
+        and passive data (the index), then added to a t variable: the
+        reverse sweep knows the sum's adjoint only after the loop, and the
+        loop's adjoint runs inside it for a seed of 1, scaled after
+        (DeferredSeed.cpp).  Forms: the logistic loss with its branch, a
+        square, a local assigned twice (its records stay, pushed and popped
+        within the iteration), a branch on the local.  Drawn from rng15."""
+        R15 = self.rng15
+        self.tmp += 1
+        q = self.tmp
+        t = R15.choice(self.tvars)[0]
+        k1, k2, k3 = (R15.randrange(NTH) for _ in range(3))
+        c = lambda: R15.choice(CONSTS)
+        form = R15.choice(["logistic", "square", "twice", "branch"])
+        self.features.add("sample sum: " + form)
+        self.emit("double ss%d = 0.0;" % q)
+        self.emit("for (int i = 0; i < n; i++) {")
+        self.emit("  double u%d = th[%d] * (0.25 * (double)(i %% 5) - 0.5) + "
+                  "%s * th[%d] * cos(0.5 * i);" % (q, k1, c(), k2))
+        if form == "logistic":
+            self.emit("  double m%d = -(i %% 2 ? 1.0 : -1.0) * u%d;" % (q, q))
+            self.emit("  if (m%d > 0.0)" % q)
+            self.emit("    ss%d += m%d + log(1.0 + exp(-m%d));" % (q, q, q))
+            self.emit("  else")
+            self.emit("    ss%d += log(1.0 + exp(m%d));" % (q, q))
+        elif form == "square":
+            self.emit("  ss%d += %s * u%d * u%d + th[%d] * u%d;" % (q, c(), q, q, k3, q))
+        elif form == "twice":
+            self.emit("  ss%d += sin(u%d);" % (q, q))
+            self.emit("  u%d = u%d * u%d * %s + th[%d];" % (q, q, q, c(), k3))
+            self.emit("  ss%d += cos(u%d);" % (q, q))
+        else:
+            self.emit("  if (u%d > 0.0)" % q)
+            self.emit("    ss%d += %s * u%d * u%d;" % (q, c(), q, q))
+            self.emit("  else")
+            self.emit("    ss%d -= %s * u%d * th[%d];" % (q, c(), q, k3))
+        self.emit("}")
+        self.emit("%s += %s * ss%d;" % (t, c(), q))
+
     def st_gupdate(self):
         """A replicated scalar computed from replicated values, at the top level."""
         g = "g%d" % (self.tmp + 1)
@@ -1362,6 +1406,8 @@ class Prog:
                 self.st_nest()
             if self.rng11.random() < 0.3:
                 self.st_layer()
+            if self.rng15.random() < 0.3:
+                self.st_samplesum()
             if R.random() < 0.7:
                 self.st_comm()
             if R.random() < 0.3 and self.gvars:

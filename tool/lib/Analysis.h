@@ -106,6 +106,31 @@ using NewVar = std::function<Var *(const std::string &, const CType &)>;
 void vectorMath(Function &F, const Stmt &loop, Block &body, Block &before,
                 const NewVar &newVar);
 
+/// What the deferred seed needs of the reverse-mode generator.
+struct DeferredSeedContext {
+  NewVar newVar;
+  std::function<bool(const Var *)> isShadow; // an adjoint variable
+  /// The elements of an adjoint array, or null when unknown.
+  std::function<ExprP(const Var *)> length;
+  /// The zeroed allocation of `len` elements for `acc`, the accumulator of
+  /// the adjoint array `target`.
+  std::function<ExprP(const ExprP &len, Var *acc, Var *target)> zeroed;
+  /// `for (k = 0; k < count; k++) body(k)`.
+  std::function<StmtP(const ExprP &count,
+                      const std::function<StmtP(const ExprP &)> &body)>
+      elementwise;
+};
+/// A counted loop of the function's body whose reverse is linear in one
+/// adjoint it only reads, the seed (a sum's: `local += ...`), given its
+/// generated forward and reversed loops: the loop `fused` runs each
+/// iteration's reverse right after it, for a seed of 1, into accumulators
+/// declared in `before`, and `scale` (in place of the reversed loop) adds
+/// the seed times them to the adjoints (DeferredSeed.cpp).  False, with
+/// nothing changed, when that is not exact.
+bool deferredSeed(Function &F, const Stmt &loop, const StmtP &fwdLoop,
+                  const StmtP &revLoop, const DeferredSeedContext &cx,
+                  StmtP &fused, Block &before, Block &scale);
+
 /// In the generated forward and reverse bodies of a loop over the replicas,
 /// gives each scalar that the loop records at every replica (pushed before
 /// `x = e`, popped at the end of the reversed iteration, named nowhere else
@@ -361,6 +386,11 @@ struct SwapCopy {
   /// records them): after the swap, src's buffer holds them, and the tape
   /// keeps that buffer whole (mpiad_push_buffer) and gives src another.
   bool recordsDst = false;
+  /// The reverse sweep, from the reverse of this copy on, reads the data
+  /// of neither buffer (both local): the adjoint of the copy exchanges
+  /// only the adjoints' elements outside the region, not the buffers'
+  /// (Reverse.cpp, set from the dry run's reads).
+  bool reverseReadsNeither = false;
 };
 /// The run-time condition under which a region swap is exact: every
 /// dimension is non-empty, and the region's rows are disjoint, in

@@ -58,9 +58,9 @@
 //   - the reverse body restores it at its top level, `x = mpiad_pop_f64()`
 //     (`z[r] = ...`), writes it nowhere before, and names it nowhere after;
 //   - a scalar x is a local double or float, named nowhere else in the
-//     function (its value never leaves the loop), and only where a plain
-//     read or the assignment can be rewritten (not in a nested loop, an
-//     opaque expression, a communication call, or through &x).
+//     function (its value never leaves the loop), and only where a read
+//     or the assignment can be rewritten (not through &x, nor in an opaque
+//     expression: Transform.cpp substituteVar).
 // The dry run of Reverse.cpp that decides the records does not call it (it
 // must see the scalar's reads).  Not on the CUDA target.
 //
@@ -134,56 +134,6 @@ bool mentionedOutside(const Block &b, const Stmt &loop, const Var *x) {
   return false;
 }
 
-/// e with every read of x replaced by `by`; null where x is used in a way
-/// this stage does not rewrite (its address, an opaque expression).
-/// (Increments are statements of their own in the IR.)
-ExprP replaced(const ExprP &e, const Var *x, const ExprP &by) {
-  if (!e || !exprMentions(e, x))
-    return e;
-  if (e->kind == Expr::VarRef)
-    return by;
-  if (e->kind == Expr::Opaque || e->kind == Expr::AddrOf)
-    return nullptr;
-  auto c = std::make_shared<Expr>(*e);
-  for (ExprP &o : c->ops) {
-    o = replaced(o, x, by);
-    if (!o)
-      return nullptr;
-  }
-  return c;
-}
-
-/// s with x replaced by `by` (a copy where x occurs); null where that is
-/// not a plain rewrite.
-StmtP rewritten(const StmtP &s, const Var *x, const ExprP &by) {
-  if (!stmtMentions(*s, x))
-    return s;
-  switch (s->kind) {
-  case Stmt::Assign:
-  case Stmt::ExprStmt:
-  case Stmt::If:
-  case Stmt::Compound:
-    break;
-  default: // declarations of x, loops, communication, returns
-    return nullptr;
-  }
-  auto c = std::make_shared<Stmt>(*s);
-  for (ExprP *e : {&c->lhs, &c->rhs, &c->cond}) {
-    if (!*e)
-      continue;
-    *e = replaced(*e, x, by);
-    if (!*e)
-      return nullptr;
-  }
-  for (Block *b : {&c->body, &c->elseBody})
-    for (StmtP &t : *b) {
-      t = rewritten(t, x, by);
-      if (!t)
-        return nullptr;
-    }
-  return c;
-}
-
 /// What a top-level `mpiad_push_f64(v);` (or f32) records: a scalar x, or
 /// the element z[r] of a per-replica value stored as [R] (Replicas.cpp), r
 /// the loop's counter and R its bound; null for anything else.
@@ -241,17 +191,11 @@ bool writes(const Block &b, const Var *v) {
 /// the pop) goes; false, with the body unchanged, if a use of x cannot be
 /// rewritten.
 bool rewriteBody(Block &body, size_t at, const Var *x, const ExprP &by) {
-  Block out;
-  for (size_t k = 0; k < body.size(); ++k) {
-    if (k == at)
-      continue;
-    StmtP t = rewritten(body[k], x, by);
-    if (!t)
-      return false;
-    out.push_back(t);
-  }
-  body = out;
-  return true;
+  Block rest;
+  for (size_t k = 0; k < body.size(); ++k)
+    if (k != at)
+      rest.push_back(body[k]);
+  return substituteVar(rest, x, by, body);
 }
 
 } // namespace

@@ -1394,15 +1394,25 @@ public:
     append(fwd, exchangeOutsideRegion(sc, nv, {{a, b}}, fresh));
     if (keep)
       fwd.push_back(mkAssign(mkVar(b), "=", mkVar(fresh)));
-    Block rev{mkComment("adjoint of the " + what + " (" + bb->name +
-                        " is zero on the region): exchange back, swap back")};
+    Block rev{mkComment(
+        "adjoint of the " + what + " (" + bb->name +
+        " is zero on the region): exchange back" +
+        (sc.reverseReadsNeither ? " the adjoints (the rest of the reverse "
+                                  "sweep reads neither buffer)"
+                                : "") +
+        ", swap back")};
     if (keep) {
       rev.push_back(mkComment(b->name + " takes back its buffer that the "
                               "tape kept, with the old region of " +
                               a->name));
       rev.push_back(mkAssign(mkVar(b), "=", bufferCall("mpiad_pop_buffer")));
     }
-    append(rev, exchangeOutsideRegion(sc, nv, {{a, b}, {ab, bb}}));
+    // The buffers' elements outside the region go back only where the rest
+    // of the reverse sweep reads them.
+    if (sc.reverseReadsNeither)
+      append(rev, exchangeOutsideRegion(sc, nv, {{ab, bb}}));
+    else
+      append(rev, exchangeOutsideRegion(sc, nv, {{a, b}, {ab, bb}}));
     rev.push_back(swapStmt(a, b));
     rev.push_back(swapStmt(ab, bb));
     if (sc.recordsDst && !keep)
@@ -2084,6 +2094,51 @@ public:
   std::set<const Stmt *> replacedCreates; // their handle is made anew from it
   std::string sweepBarrier; // communicator to synchronise between sweeps
 
+  /// Loops of F's body whose reverse runs inside them for a seed of 1,
+  /// scaled in the reverse sweep (DeferredSeed.cpp).  `zeroed` allocates
+  /// an accumulator of an adjoint array.
+  void deferSeeds(Pair &sweeps,
+                  const std::function<ExprP(const ExprP &, Var *, Var *)> &zeroed) {
+    if (topLevel.size() != F.body.size() || M.cuda)
+      return;
+    DeferredSeedContext cx;
+    cx.newVar = [&](const std::string &n, const CType &t) {
+      return newSynth(n, t);
+    };
+    cx.isShadow = [&](const Var *v) { return isShadowVar(v); };
+    cx.length = [&](const Var *v) -> ExprP {
+      for (auto &[p, sh] : shadows)
+        if (sh == v)
+          return arrayLength(p);
+      return nullptr;
+    };
+    cx.zeroed = zeroed;
+    cx.elementwise = [&](const ExprP &n,
+                         const std::function<StmtP(const ExprP &)> &body) {
+      return elementwise(n, body);
+    };
+    for (size_t k = 0; k < F.body.size(); ++k) {
+      const StmtP &s = F.body[k];
+      if (s->kind != Stmt::For || s->loopStep <= 0 ||
+          topLevel[k].first.size() != 1 || topLevel[k].second.size() != 1)
+        continue;
+      auto f = std::find(sweeps.first.begin(), sweeps.first.end(),
+                         topLevel[k].first[0]);
+      auto r = std::find(sweeps.second.begin(), sweeps.second.end(),
+                         topLevel[k].second[0]);
+      StmtP fused;
+      Block before, scale;
+      if (f == sweeps.first.end() || r == sweeps.second.end() ||
+          !deferredSeed(F, *s, topLevel[k].first[0], topLevel[k].second[0],
+                        cx, fused, before, scale))
+        continue;
+      r = sweeps.second.erase(r);
+      sweeps.second.insert(r, scale.begin(), scale.end());
+      *f = fused;
+      sweeps.first.insert(f, before.begin(), before.end());
+    }
+  }
+
   /// Sweep fusion.  When the code after the function's last active loop L
   /// has an adjoint that reads no forward values (the seed flowing back
   /// through sums and reductions), and L records nothing and its reverse
@@ -2367,9 +2422,9 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   M.nameVariables(F);
   analyzeToBeRecorded(F, {}, M.fe_);
   size_t nvars = F.vars.size();
+  std::map<const Stmt *, ReverseReads> perStmt; // of the dry run
   {
     ReverseGen dry(M, F, R, true, repl);
-    std::map<const Stmt *, ReverseReads> perStmt;
     dry.recordReads = &perStmt;
     Pair p = dry.block(F.body);
     // The init of a canonical loop declared outside the loop is a leaf too.
@@ -2421,6 +2476,32 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   // helpers of callees pass their buffers between two functions.
   if (R.topLevel)
     gen->swaps = findSwapCopies(F);
+  // A region swap whose buffers' data the rest of the reverse sweep never
+  // reads (a linear step): its reverse need not exchange them back.  The
+  // time loop is a statement of F's body; the reverse of what comes after
+  // it runs before the copy's.
+  for (auto &[copy, sc] : gen->swaps) {
+    Var *a = aliasRoot(F, sc.dst), *b = aliasRoot(F, sc.src);
+    if (sc.region.empty() || sc.recordsDst || a->kind == Var::Param ||
+        a->kind == Var::Global || b->kind == Var::Param ||
+        b->kind == Var::Global)
+      continue;
+    bool read = false;
+    for (const StmtP &top : F.body) {
+      walk({top}, [&](Stmt &st, const WalkCtx &) {
+        for (const Stmt *x : {&st, st.init.get(), st.step.get()}) {
+          auto it = x ? perStmt.find(x) : perStmt.end();
+          if (it == perStmt.end())
+            continue;
+          for (const std::set<Var *> *set : {&it->second.data, &it->second.post})
+            read |= set->count(a) || set->count(b);
+        }
+      });
+      if (top.get() == sc.timeLoop)
+        break;
+    }
+    sc.reverseReadsNeither = !read;
+  }
   // A region swap's exchange runs on the host.
   for (auto it = gen->swaps.begin(); it != gen->swaps.end();)
     it = M.cuda && !it->second.region.empty() ? gen->swaps.erase(it)
@@ -3159,9 +3240,16 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
     }
   }
 
-  if (retOut && ann.outputs.empty() && keepFinal.empty() &&
-      G.sweepBarrier.empty())
-    G.fuseLastLoop(sweeps, seed);
+  bool fusedLast = retOut && ann.outputs.empty() && keepFinal.empty() &&
+                   G.sweepBarrier.empty() && G.fuseLastLoop(sweeps, seed);
+  if (!fusedLast && G.sweepBarrier.empty())
+    G.deferSeeds(sweeps, [&](const ExprP &len, Var *acc, Var *target) {
+      std::string name = target->name;
+      for (auto &[p, sh] : G.shadows)
+        if (sh == target)
+          name = p->userName;
+      return zeroedAlloc(len, acc->type.base, R.outName, name, comm);
+    });
 
   // --target=cuda: kernels for the parallel loops, device calls.
   std::string kernels;

@@ -339,6 +339,71 @@ Block deepCopy(const Block &b) {
   return out;
 }
 
+namespace {
+
+bool mentionsVar(const ExprP &e, const Var *v) {
+  if (!e)
+    return false;
+  if (e->kind == Expr::VarRef && e->var == v)
+    return true;
+  if (e->kind == Expr::Opaque)
+    for (const Var *x : e->vars)
+      if (x == v)
+        return true;
+  for (const ExprP &o : e->ops)
+    if (mentionsVar(o, v))
+      return true;
+  return false;
+}
+
+/// e with v replaced by `by`; null where that cannot be followed.
+ExprP substituteIn(const ExprP &e, const Var *v, const ExprP &by) {
+  if (!e || !mentionsVar(e, v))
+    return e;
+  if (e->kind == Expr::VarRef)
+    return by;
+  if (e->kind == Expr::Opaque || e->kind == Expr::AddrOf)
+    return nullptr;
+  auto c = std::make_shared<Expr>(*e);
+  for (ExprP &o : c->ops)
+    if (!(o = substituteIn(o, v, by)))
+      return nullptr;
+  return c;
+}
+
+StmtP substituteStmt(const StmtP &s, const Var *v, const ExprP &by) {
+  if (s->var == v || s->loopVar == v)
+    return nullptr;
+  auto c = std::make_shared<Stmt>(*s);
+  for (ExprP *e : {&c->lhs, &c->rhs, &c->cond, &c->loopLo, &c->loopHi})
+    if (*e && !(*e = substituteIn(*e, v, by)))
+      return nullptr;
+  for (ExprP &a : c->comm.args)
+    if (!(a = substituteIn(a, v, by)))
+      return nullptr;
+  for (StmtP *t : {&c->init, &c->step})
+    if (*t && !(*t = substituteStmt(*t, v, by)))
+      return nullptr;
+  return substituteVar(s->body, v, by, c->body) &&
+                 substituteVar(s->elseBody, v, by, c->elseBody)
+             ? c
+             : nullptr;
+}
+
+} // namespace
+
+bool substituteVar(const Block &b, const Var *v, const ExprP &by, Block &out) {
+  Block r;
+  for (const StmtP &s : b) {
+    StmtP t = substituteStmt(s, v, by);
+    if (!t)
+      return false;
+    r.push_back(t);
+  }
+  out = r;
+  return true;
+}
+
 StmtP swapPointers(Var *a, Var *b, Var *tmp) {
   return mkCompound({mkDecl(tmp, mkVar(a)), mkAssign(mkVar(a), "=", mkVar(b)),
                      mkAssign(mkVar(b), "=", mkVar(tmp))});

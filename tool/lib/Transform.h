@@ -78,6 +78,13 @@ ExprP bufferElement(const ExprP &buf, const ExprP &k);
 /// without touching the original (expressions are shared: they are never
 /// changed in place).
 Block deepCopy(const Block &b);
+/// A copy of b with every use of the variable v (read, or assigned as
+/// `v = ...` / `v[k] += ...`) replaced by the expression `by` (the
+/// statements copied, the expressions shared where v is absent).  False,
+/// with `out` unchanged, where v
+/// occurs in a way a substitution cannot follow: declared, a loop's
+/// counter, its address taken (`&v`), or named in an opaque expression.
+bool substituteVar(const Block &b, const Var *v, const ExprP &by, Block &out);
 /// `{ T *tmp = a; a = b; b = tmp; }`: exchanges two pointers.
 StmtP swapPointers(Var *a, Var *b, Var *tmp);
 /// `static double u_b[8];` for each shadow (or tangent) in `shadows` of a

@@ -23,8 +23,10 @@
 // CHECK:      /* reverse sweep */
 // CHECK-NOT:  MPI_
 // CHECK-NOT:  mpiad_batch
-// CHECK:      w_b_part[j] += {{.*}};
-// CHECK:      b_b_acc += r_b;
+// The loop's adjoint runs inside it for local_b = 1 (DeferredSeed.cpp): its
+// shares are scaled in the reverse sweep.
+// CHECK:      b_b_acc += local_b * b_b_acc_u;
+// CHECK:      w_b_part[mpiad_k] += local_b * w_b_part_u[mpiad_k];
 // CHECK-NOT:  MPI_
 // CHECK:      /* gradient of the replicated inputs: sum this rank's shares over ranks, in one call */
 // CHECK-NEXT: mpiad_batch_begin(&mpiad_sum, comm);

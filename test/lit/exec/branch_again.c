@@ -2,8 +2,9 @@
 // stableOrAgain, restoredLocals): the reverse sweep decides a branch again
 // from its condition when every variable of it holds, there, what the forward
 // sweep saw: a local of the loop body that the tape records anyway (the
-// logistic loss's m: 8 bytes per sample instead of 16), or one the reverse
-// computes again (t).  Where that is not so, the branch is still recorded: a
+// logistic loss's m: 8 bytes per sample instead of 16; since the loop's
+// adjoint runs inside the loop, DeferredSeed.cpp, m is the iteration's own
+// there and recorded no more), or one the reverse computes again (t).  Where that is not so, the branch is still recorded: a
 // variable declared outside the loop (c), assigned after the branch (q) or
 // inside it (p), or one that nothing records (q in `unrecorded`).  Each
 // function is checked against central differences at 1-4 ranks, forward
@@ -17,12 +18,12 @@
 // CHECK: ALL PASSED
 // RUN: %mpiad-emit %s -I%S/../Inputs -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
 // GEN-LABEL: double loss_b(
-// GEN: mpiad_push_f64(m);
-// GEN-NOT: mpiad_push_i64
-// GEN: /* reverse sweep */
-// GEN: for (int i = n - 1; i >= 0; i--) {
+// GEN-NOT: mpiad_push
+// GEN: /* adjoint of this iteration, for local_b = 1 (the reverse sweep scales it by local_b) */
 // GEN-NEXT: if (m > 0.0) {
-// GEN: m = mpiad_pop_f64();
+// GEN: /* reverse sweep */
+// GEN-NOT: mpiad_pop
+// GEN: /* adjoint of the loop, run inside it for local_b = 1: times local_b */
 // GEN-LABEL: double later_b(
 // GEN-NOT: mpiad_push_i64
 // GEN: if (t > 0.0) {

@@ -41,6 +41,12 @@
 //    before its uses and used before the copy, so the swap applies;
 //  - before: a pointer to u taken before the time loop and read in it
 //    still points to the first buffer after a swap, so no swap.
+//  - framelin: a linear step, and an objective that reads un's ghost cells
+//    (set once before the loop) nonlinearly in every step: the reverse reads
+//    un, so no swap.
+// Where the reverse sweep reads neither buffer (rows1d, box3d: linear
+// steps), the adjoint of the copy exchanges back only the adjoints'
+// elements outside the region.
 // Where the reverse reads the old field (grid2d, halo2d, allred, macro2d,
 // frame, helpers), the tape keeps un's buffer, which holds it after the
 // swap, whole.
@@ -52,6 +58,10 @@
 // RUN: %mpirun 4 %t | FileCheck %s --implicit-check-not=FAIL
 // CHECK: ALL PASSED
 // RUN: %mpiad-emit %s -I%S/../Inputs -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
+// GEN-LABEL: double rows1d_b(
+// GEN: exchange back the adjoints (the rest of the reverse sweep reads neither buffer), swap back
+// GEN-NOT: = un[mpiad_e
+// GEN: u = un;
 // GEN-LABEL: double macro2d_b(
 // GEN: copy-back of the region of u from un: the old contents of un there are not read again, so swap the buffers
 // GEN-LABEL: double macro2d_d(
@@ -65,6 +75,9 @@
 // GEN: copy-back of the region of u from un: the old contents of un there are not read again, so swap the buffers
 // GEN: double *mpiad_fresh = (double *)mpiad_push_buffer(un, (size_t)(n + 2) * sizeof(double));
 // GEN: un = (double *)mpiad_pop_buffer(un, (size_t)(n + 2) * sizeof(double));
+// GEN-LABEL: double framelin_b(
+// GEN-NOT: swap the buffers
+// GEN-LABEL: double framelin_d(
 // GEN-LABEL: double helpers_b(
 // GEN: copy-back of the region of u from un: the old contents of un there are not read again, so swap the buffers
 // GEN: mpiad_push_buffer(un,
@@ -465,6 +478,33 @@ double frame(const double *u0, int n, int T, MPI_Comm comm) {
   return J;
 }
 
+#pragma mpiad differentiate wrt(u0) varying(u0)
+#pragma mpiad differentiate forward wrt(u0)
+double framelin(const double *u0, int n, int T, MPI_Comm comm) {
+  double *u = calloc(n + 2, sizeof(double));
+  double *un = calloc(n + 2, sizeof(double));
+  for (int i = 1; i <= n; i++)
+    u[i] = u0[i - 1];
+  un[0] = 0.5 * u0[0];
+  un[n + 1] = u0[n - 1] * u0[n - 1];
+  double acc = 0.0;
+  for (int t = 0; t < T; t++) {
+    for (int i = 1; i <= n; i++)
+      un[i] = u[i] + 0.1 * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+    acc += un[0] * un[n + 1];
+    for (int i = 1; i <= n; i++)
+      u[i] = un[i];
+  }
+  double s = acc;
+  for (int i = 0; i < n + 2; i++)
+    s += u[i] * u[i] * (1.0 + 0.1 * i);
+  double J = 0.0;
+  MPI_Allreduce(&s, &J, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(un);
+  free(u);
+  return J;
+}
+
 /* The exchange and the objective in helpers, as samples/halo2d has them. */
 static void start_ex(double *f, int nx, int ny, int up, int down,
                      MPI_Comm comm, MPI_Request *rq) {
@@ -589,6 +629,8 @@ static double J(void *p) {
     return helpers(c->u0, c->kappa, c->nx, c->ny, c->T, up_g, down_g, w);
   case 12:
     return before(c->u0, c->kappa, c->nx, c->ny, c->T, up_g, down_g, w);
+  case 13:
+    return framelin(c->u0, c->nx, c->T, w);
   default:
     return partial(c->u0, c->nx, c->ny, c->T, w);
   }
@@ -648,6 +690,9 @@ static double run(ctx_t *c, double *ub, double *kb, double *ud,
                               down_g, w, jd)
                    : before_b(c->u0, ub, c->kappa, kb, nx, ny, T, up_g,
                               down_g, w, 1.0);
+  case 13:
+    return tangent ? framelin_d(c->u0, ud, nx, T, w, jd)
+                   : framelin_b(c->u0, ub, nx, T, w, 1.0);
   default:
     return tangent ? partial_d(c->u0, ud, nx, ny, T, w, jd)
                    : partial_b(c->u0, ub, nx, ny, T, w, 1.0);
@@ -663,11 +708,11 @@ int main(int argc, char **argv) {
   const char *names[] = {"rows1d",  "grid2d",  "halo2d", "box3d",
                          "overlap", "partial", "allred", "macro2d",
                          "macropart", "macro3d", "frame",
-                         "helpers", "before"};
+                         "helpers", "before", "framelin"};
   const int sizes[][3] = {{1, 1, 1}, {2, 3, 1}, {3, 1, 2},
                           {5, 4, 3}, {4, 5, 2}, {7, 6, 2}};
   const int steps[] = {0, 1, 3};
-  for (int which = 0; which < 13; which++)
+  for (int which = 0; which < 14; which++)
     for (int si = 0; si < 6; si++)
       for (int ti = 0; ti < 3; ti++)
         for (int sv = 0; sv < (which == 4 ? 2 : 1); sv++) {
@@ -680,7 +725,8 @@ int main(int argc, char **argv) {
           c.s = c.ny - sv; /* overlap: rows apart, or overlapping */
           if (which == 4 && c.s < 1)
             continue;
-          int nu = which == 0 || which == 6 || which == 10 ? c.nx
+          int nu = which == 0 || which == 6 || which == 10 || which == 13
+                       ? c.nx
                    : which == 3 || which == 9 ? c.nx * c.ny * c.nz
                    : which == 4 ? c.nx * c.s + c.ny + 1
                    : which == 5 ? (c.nx + 2) * (c.ny + 2)

@@ -1,0 +1,375 @@
+//===- DeferredSeed.cpp - A sum's loop differentiated inside the loop -----===//
+//
+// A loss summed over samples, then reduced and scaled:
+//
+//   for (int i = 0; i < n; i++) {
+//     double z = b; ... double m = -y[i] * z;
+//     local += log(1.0 + exp(m));          // (branches, calls of libm)
+//   }
+//   MPI_Allreduce(&local, &total, ...); MPI_Allreduce(&count, &total_count, ...);
+//   return total / total_count + ...;
+//
+// The reverse sweep reaches the loop with local_b = loss_bar / total_count,
+// a value known only after the loop and the reductions, so the loop's
+// reverse runs as a second pass over the samples, and whatever it reads of
+// each iteration (m) is recorded.  But the reverse of such a loop is linear
+// in local_b, which it only reads: every adjoint it adds into (w_b, b_b) gets
+// local_b times what a seed of 1 would give.  So the forward sweep runs each
+// iteration's reverse right after the iteration, for a seed of 1, into
+// accumulators of its own, and the reverse sweep, where the loop's reverse
+// was, scales them by local_b:
+//
+//   double *w_b_part_u = mpiad_alloc_zeroed(d, ...); double b_b_acc_u = 0.0;
+//   for (int i = 0; i < n; i++) {
+//     ... the iteration ...
+//     /* adjoint of this iteration, for a seed of 1 of local */
+//     m_b += 1.0 * ...; z_b += -(y[i] * m_b); m_b = 0;
+//     for (...) w_b_part_u[j] += z_b * X[i * d + j];
+//     b_b_acc_u += z_b; z_b = 0;
+//   }
+//   ...
+//   /* reverse sweep */ ...
+//   for (k ...) w_b_part[k] += local_b * w_b_part_u[k];
+//   b_b_acc += local_b * b_b_acc_u;
+//
+// One pass over the data instead of two, and nothing recorded across
+// iterations: what an iteration pushes, its reverse pops at once.  (This is
+// what a hand-written adjoint of the logistic loss does: it sums the
+// per-sample gradients and scales them by 1 / N after the reduction.)
+//
+// Called by Reverse.cpp on each counted loop of the function's body whose
+// forward code is the loop alone and whose reverse is the reversed loop
+// alone.  The conditions, on the loop's generated bodies (F the forward
+// iteration, B its reverse):
+//   - B reads exactly one adjoint that it never writes, a scalar: the seed;
+//   - every other adjoint B writes is either a target, only added to
+//     (`t += ...`, `t[k] -= ...`) and never read, a scalar or an array
+//     whose index does not depend on the loop's counter (the adjoint of a
+//     model's parameters) and whose length is known, or a local, a scalar
+//     that B leaves zero (its last statement naming it, at B's top level,
+//     is `v = 0`), which then also starts every iteration at zero;
+//   - B calls nothing but libm and the tape's pops, has no communication,
+//     no jump, and writes no variable of the program that the function
+//     names outside the loop (the values it restores or recomputes are
+//     dead after the iteration);
+//   - F names no adjoint.
+// Each statement of B adds to an adjoint a product of values of the program
+// and of adjoints, linear in the adjoints (that is what reverse mode
+// generates): with the locals starting at zero, what B adds to the targets
+// is the seed times what it adds for a seed of 1.
+//
+//===----------------------------------------------------------------------===//
+#include "Analysis.h"
+#include "Transform.h"
+#include <algorithm>
+#include "Transform.h"
+
+namespace mpiad {
+
+namespace {
+
+/// A call that the reverse of one iteration may make: libm's functions and
+/// the tape's pops.
+bool allowedCall(const std::string &fn) {
+  static const std::set<std::string> math = {
+      "tanh",  "exp",   "log",  "sin",  "cos",  "tan",   "sqrt",  "fabs",
+      "pow",   "atan",  "atan2", "sinh", "cosh", "expm1", "log1p", "cbrt",
+      "hypot", "fmax",  "fmin", "erf",  "asin", "acos",  "log10", "log2",
+      "exp2",  "floor", "ceil"};
+  std::string base = fn;
+  if (base.size() > 1 && base.back() == 'f' &&
+      math.count(base.substr(0, base.size() - 1)))
+    return true;
+  return math.count(base) || fn.rfind("mpiad_pop_", 0) == 0;
+}
+
+/// How a block uses its variables.
+struct Uses {
+  std::set<Var *> read, assigned, added;
+  /// Targets indexed by an expression with the loop's counter in it.
+  std::set<Var *> perIteration;
+  bool ok = true;
+
+  void reads(const ExprP &e) {
+    if (!e)
+      return;
+    collectVars(e, read);
+    visitExpr(e, [&](const Expr &x) {
+      if (x.kind == Expr::Call && !allowedCall(x.text))
+        ok = false;
+      if (x.kind == Expr::AddrOf)
+        ok = false;
+    });
+  }
+
+  void block(const Block &b, const Var *i) {
+    for (const StmtP &s : b)
+      stmt(*s, i);
+  }
+
+  void stmt(const Stmt &s, const Var *i) {
+    switch (s.kind) {
+    case Stmt::Assign: {
+      Var *t = nullptr;
+      if (s.lhs->kind == Expr::VarRef) {
+        t = s.lhs->var;
+      } else if (s.lhs->kind == Expr::Index &&
+                 s.lhs->ops[0]->kind == Expr::VarRef) {
+        t = s.lhs->ops[0]->var;
+        reads(s.lhs->ops[1]);
+        std::set<Var *> idx;
+        collectVars(s.lhs->ops[1], idx);
+        if (idx.count(const_cast<Var *>(i)))
+          perIteration.insert(t);
+      } else {
+        ok = false;
+        return;
+      }
+      if (s.op == "+=" || s.op == "-=")
+        added.insert(t);
+      else if (s.op == "=")
+        assigned.insert(t);
+      else
+        ok = false;
+      reads(s.rhs);
+      return;
+    }
+    case Stmt::Decl:
+      assigned.insert(s.var);
+      reads(s.rhs);
+      return;
+    case Stmt::ExprStmt:
+      reads(s.rhs);
+      return;
+    case Stmt::If:
+      reads(s.cond);
+      block(s.body, i);
+      block(s.elseBody, i);
+      return;
+    case Stmt::For:
+      if (s.init)
+        stmt(*s.init, i);
+      reads(s.cond);
+      if (s.step)
+        stmt(*s.step, i);
+      block(s.body, i);
+      return;
+    case Stmt::Compound:
+      block(s.body, i);
+      return;
+    case Stmt::Comment:
+      return;
+    default: // while loops, jumps, returns, communication
+      ok = false;
+      return;
+    }
+  }
+};
+
+bool namesVar(const Block &b, const Var *v) {
+  std::set<Var *> vs;
+  referenced(b, vs);
+  return vs.count(const_cast<Var *>(v)) > 0;
+}
+
+/// Does the primal name v outside `loop`?
+bool namedOutside(const Block &b, const Stmt &loop, const Var *v) {
+  for (const StmtP &s : b) {
+    if (s.get() == &loop)
+      continue;
+    Block one{std::make_shared<Stmt>(*s)};
+    one[0]->body.clear();
+    one[0]->elseBody.clear();
+    if (namesVar(one, v) || namedOutside(s->body, loop, v) ||
+        namedOutside(s->elseBody, loop, v))
+      return true;
+  }
+  return false;
+}
+
+/// Does the forward iteration fb assign v before it reads it (each
+/// iteration starts from no value of v)?  Its first top-level statement
+/// naming v must be `v = e` with e free of v, or the record of v right
+/// before such an assignment.
+bool definedFirst(const Block &fb, const Var *v) {
+  bool pushed = false;
+  for (const StmtP &s : fb) {
+    if (!namesVar({s}, v))
+      continue;
+    if (!pushed && s->kind == Stmt::ExprStmt && s->rhs &&
+        s->rhs->kind == Expr::Call &&
+        s->rhs->text.rfind("mpiad_push_", 0) == 0 && s->rhs->ops.size() == 1 &&
+        s->rhs->ops[0]->kind == Expr::VarRef && s->rhs->ops[0]->var == v) {
+      pushed = true;
+      continue;
+    }
+    std::set<Var *> rv;
+    if (s->kind == Stmt::Assign && s->op == "=" && s->lhs->kind == Expr::VarRef &&
+        s->lhs->var == v)
+      collectVars(s->rhs, rv);
+    else
+      return false;
+    return !rv.count(const_cast<Var *>(v));
+  }
+  return true; // not named: B recomputes it, or it is a counter of B's
+}
+
+/// The record of a scalar v in fb (`mpiad_push_f64(v);` at its top level)
+/// and its restore in rb (`v = mpiad_pop_f64();`) are needed no more when
+/// the iteration's reverse runs right after it: v keeps the value the
+/// iteration gave it until the reverse is done.  Removes both where v is
+/// recorded once, restored once, and named nowhere after the restore.
+void dropRecords(Block &fb, Block &rb) {
+  for (size_t p = 0; p < fb.size(); ++p) {
+    const Stmt &s = *fb[p];
+    if (s.kind != Stmt::ExprStmt || !s.rhs || s.rhs->kind != Expr::Call ||
+        (s.rhs->text != "mpiad_push_f64" && s.rhs->text != "mpiad_push_f32") ||
+        s.rhs->ops.size() != 1 || s.rhs->ops[0]->kind != Expr::VarRef)
+      continue;
+    Var *v = s.rhs->ops[0]->var;
+    std::string pop = "mpiad_pop_" + s.rhs->text.substr(11);
+    int pushes = 0, pops = 0;
+    size_t at = rb.size();
+    auto count = [&](const Block &b, bool restores) {
+      walk(b, [&](Stmt &x, const WalkCtx &) {
+        if (!restores && x.kind == Stmt::ExprStmt && x.rhs &&
+            x.rhs->kind == Expr::Call &&
+            x.rhs->text.rfind("mpiad_push_", 0) == 0 &&
+            namesVar({std::make_shared<Stmt>(x)}, v))
+          ++pushes;
+        if (restores && x.kind == Stmt::Assign && x.lhs->kind == Expr::VarRef &&
+            x.lhs->var == v && x.rhs->kind == Expr::Call &&
+            x.rhs->text.rfind("mpiad_pop_", 0) == 0)
+          ++pops;
+      });
+    };
+    count(fb, false);
+    count(rb, true);
+    for (size_t k = 0; k < rb.size() && at == rb.size(); ++k)
+      if (rb[k]->kind == Stmt::Assign && rb[k]->lhs->kind == Expr::VarRef &&
+          rb[k]->lhs->var == v && rb[k]->rhs->kind == Expr::Call &&
+          rb[k]->rhs->text == pop)
+        at = k;
+    if (pushes != 1 || pops != 1 || at == rb.size() ||
+        namesVar(Block(rb.begin() + at + 1, rb.end()), v))
+      continue;
+    rb.erase(rb.begin() + at);
+    fb.erase(fb.begin() + p);
+    --p;
+  }
+}
+
+} // namespace
+
+bool deferredSeed(Function &F, const Stmt &loop, const StmtP &fwdLoop,
+                  const StmtP &revLoop, const DeferredSeedContext &cx,
+                  StmtP &fused, Block &before, Block &scale) {
+  Var *i = loop.loopVar;
+  if (loop.kind != Stmt::For || !i || loop.checkpoint || loop.parallel ||
+      fwdLoop->kind != Stmt::For || revLoop->kind != Stmt::For ||
+      revLoop->loopVar != i)
+    return false;
+  const Block &fb = fwdLoop->body, &rb = revLoop->body;
+  Uses u;
+  u.block(rb, i);
+  if (!u.ok || hasJump(rb))
+    return false;
+  // The forward iteration names no adjoint.
+  std::set<Var *> inF;
+  referenced(fb, inF);
+  for (Var *v : inF)
+    if (cx.isShadow(v))
+      return false;
+  std::set<Var *> all = u.read;
+  all.insert(u.assigned.begin(), u.assigned.end());
+  all.insert(u.added.begin(), u.added.end());
+  Var *seed = nullptr;
+  std::vector<Var *> targets;
+  for (Var *v : all) {
+    bool scalar = v->type.ptrDepth == 0 && v->type.dims.empty();
+    if (!cx.isShadow(v)) {
+      // The program's own variables: B may read them; what it writes
+      // (restored, recomputed, inner counters) must be dead after it.
+      if ((u.assigned.count(v) || u.added.count(v)) && !v->declaredInForInit &&
+          (namedOutside(F.body, loop, v) || !definedFirst(fb, v)))
+        return false;
+      continue;
+    }
+    bool written = u.assigned.count(v) || u.added.count(v);
+    if (!written) { // read only: the seed
+      if (seed || !scalar)
+        return false;
+      seed = v;
+      continue;
+    }
+    if (!u.read.count(v) && !u.assigned.count(v)) { // added to only
+      if (!scalar && (u.perIteration.count(v) || !cx.length(v)))
+        return false;
+      targets.push_back(v);
+      continue;
+    }
+    // A local: a scalar that B leaves zero.
+    if (!scalar)
+      return false;
+    const Stmt *last = nullptr;
+    for (const StmtP &s : rb)
+      if (namesVar({s}, v))
+        last = s.get();
+    if (!last || last->kind != Stmt::Assign || last->op != "=" ||
+        last->lhs->kind != Expr::VarRef || last->lhs->var != v ||
+        !isZeroLiteral(last->rhs))
+      return false;
+  }
+  if (!seed || targets.empty())
+    return false;
+  // In a fixed order (the sets are ordered by address).
+  std::sort(targets.begin(), targets.end(),
+            [](const Var *a, const Var *b) { return a->name < b->name; });
+
+  // B for a seed of 1, into accumulators of its own.
+  Block unit;
+  if (!substituteVar(rb, seed, mkFloat("1.0"), unit))
+    return false;
+  Block made, scaled;
+  for (Var *t : targets) {
+    bool scalar = t->type.ptrDepth == 0 && t->type.dims.empty();
+    CType ut = t->type;
+    ut.dims.clear();
+    if (!scalar) {
+      ut.ptrDepth = 1;
+      ut.base = t->type.elemName();
+    }
+    Var *tu = cx.newVar(t->name + "_u", ut);
+    if (!substituteVar(unit, t, mkVar(tu), unit))
+      return false;
+    if (scalar) {
+      made.push_back(mkDecl(tu, mkFloat("0.0")));
+      scaled.push_back(
+          mkAssign(mkVar(t), "+=", mkBinary("*", mkVar(seed), mkVar(tu))));
+      continue;
+    }
+    ExprP len = cx.length(t);
+    made.push_back(mkDecl(tu, cx.zeroed(len, tu, t)));
+    scaled.push_back(cx.elementwise(len, [&](const ExprP &k) {
+      return mkAssign(mkIndex(mkVar(t), k), "+=",
+                      mkBinary("*", mkVar(seed), mkIndex(mkVar(tu), k)));
+    }));
+    scaled.push_back(mkExprStmt(mkCall("free", {mkVar(tu)}, Scalar::Void)));
+  }
+  Block forward = fb;
+  dropRecords(forward, unit);
+  auto loopCopy = std::make_shared<Stmt>(*fwdLoop);
+  loopCopy->body = forward;
+  loopCopy->body.push_back(
+      mkComment("adjoint of this iteration, for " + seed->name +
+                " = 1 (the reverse sweep scales it by " + seed->name + ")"));
+  append(loopCopy->body, unit);
+  fused = loopCopy;
+  before = made;
+  scale = {mkComment("adjoint of the loop, run inside it for " +
+                     seed->name + " = 1: times " + seed->name)};
+  append(scale, scaled);
+  return true;
+}
+
+} // namespace mpiad
