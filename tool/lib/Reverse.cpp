@@ -2107,9 +2107,15 @@ public:
     };
     cx.isShadow = [&](const Var *v) { return isShadowVar(v); };
     cx.length = [&](const Var *v) -> ExprP {
-      for (auto &[p, sh] : shadows)
-        if (sh == v)
-          return arrayLength(p);
+      for (auto &[p, sh] : shadows) {
+        if (sh != v)
+          continue;
+        // replicated(w[LEN]) as written, else inferred from the accesses
+        auto it = R.ann.replicatedLen.find(p->userName);
+        if (p->kind == Var::Param && it != R.ann.replicatedLen.end())
+          return mkOpaque("(" + it->second + ")", {}, Scalar::Int);
+        return arrayLength(p);
+      }
       return nullptr;
     };
     cx.zeroed = zeroed;
