@@ -171,27 +171,6 @@ struct Uses {
   }
 };
 
-bool namesVar(const Block &b, const Var *v) {
-  std::set<Var *> vs;
-  referenced(b, vs);
-  return vs.count(const_cast<Var *>(v)) > 0;
-}
-
-/// Does the primal name v outside `loop`?
-bool namedOutside(const Block &b, const Stmt &loop, const Var *v) {
-  for (const StmtP &s : b) {
-    if (s.get() == &loop)
-      continue;
-    Block one{std::make_shared<Stmt>(*s)};
-    one[0]->body.clear();
-    one[0]->elseBody.clear();
-    if (namesVar(one, v) || namedOutside(s->body, loop, v) ||
-        namedOutside(s->elseBody, loop, v))
-      return true;
-  }
-  return false;
-}
-
 /// Does the forward iteration read v before it assigns it, on some path
 /// (in a loop, before the body assigns it)?  `assigned`: v holds a value of
 /// this iteration on entry; on exit, whether it does after b.  The records

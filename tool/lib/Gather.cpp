@@ -469,12 +469,6 @@ StmtP nestOver(const std::vector<NestLevel> &nest, Block body) {
   return s;
 }
 
-bool mentionsVar(const ExprP &e, const Var *v) {
-  std::set<Var *> vs;
-  collectVars(e, vs);
-  return vs.count(const_cast<Var *>(v)) > 0;
-}
-
 } // namespace
 
 /// The reverse of a perfect nest of counted loops whose innermost body is

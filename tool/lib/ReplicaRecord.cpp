@@ -72,68 +72,6 @@ namespace mpiad {
 
 namespace {
 
-bool exprMentions(const ExprP &e, const Var *x) {
-  if (!e)
-    return false;
-  if (e->kind == Expr::VarRef && e->var == x)
-    return true;
-  if (e->kind == Expr::Opaque)
-    for (const Var *v : e->vars)
-      if (v == x)
-        return true;
-  for (const ExprP &o : e->ops)
-    if (exprMentions(o, x))
-      return true;
-  return false;
-}
-
-bool blockMentions(const Block &b, const Var *x);
-
-bool stmtMentions(const Stmt &s, const Var *x) {
-  if (s.var == x || s.loopVar == x)
-    return true;
-  for (const ExprP *e : {&s.lhs, &s.rhs, &s.cond, &s.loopLo, &s.loopHi})
-    if (exprMentions(*e, x))
-      return true;
-  for (const ExprP &a : s.comm.args)
-    if (exprMentions(a, x))
-      return true;
-  for (const StmtP *t : {&s.init, &s.step})
-    if (*t && stmtMentions(**t, x))
-      return true;
-  return blockMentions(s.body, x) || blockMentions(s.elseBody, x);
-}
-
-bool blockMentions(const Block &b, const Var *x) {
-  for (const StmtP &s : b)
-    if (stmtMentions(*s, x))
-      return true;
-  return false;
-}
-
-/// Does the primal name x anywhere outside `loop`?
-bool mentionedOutside(const Block &b, const Stmt &loop, const Var *x) {
-  for (const StmtP &s : b) {
-    if (s.get() == &loop)
-      continue;
-    if (s->var == x || s->loopVar == x)
-      return true;
-    for (const ExprP *e : {&s->lhs, &s->rhs, &s->cond, &s->loopLo, &s->loopHi})
-      if (exprMentions(*e, x))
-        return true;
-    for (const ExprP &a : s->comm.args)
-      if (exprMentions(a, x))
-        return true;
-    for (const StmtP *t : {&s->init, &s->step})
-      if (*t && mentionedOutside({*t}, loop, x))
-        return true;
-    if (mentionedOutside(s->body, loop, x) ||
-        mentionedOutside(s->elseBody, loop, x))
-      return true;
-  }
-  return false;
-}
-
 /// What a top-level `mpiad_push_f64(v);` (or f32) records: a scalar x, or
 /// the element z[r] of a per-replica value stored as [R] (Replicas.cpp), r
 /// the loop's counter and R its bound; null for anything else.
@@ -181,7 +119,7 @@ bool writes(const Block &b, const Var *v) {
     if (s.kind == Stmt::ExprStmt && s.rhs && s.rhs->kind == Expr::Call &&
         s.rhs->text.rfind("mpiad_push_", 0) == 0)
       for (const ExprP &a : s.rhs->ops)
-        if (exprMentions(a, v))
+        if (mentionsVar(a, v))
           found = true;
   });
   return found;
@@ -221,13 +159,13 @@ void replicaRecord(Function &F, const Stmt &loop, Block &fwd, Block &rev,
       return false;
     // Forward: nothing before the push, the assignment next, no write after.
     for (size_t k = 0; k < p; ++k)
-      if (stmtMentions(*fwd[k], x))
+      if (namesVar({fwd[k]}, x))
         return false;
     size_t q = p + 1;
-    while (q < fwd.size() && !stmtMentions(*fwd[q], x))
+    while (q < fwd.size() && !namesVar({fwd[q]}, x))
       ++q;
     if (q == fwd.size() || !assigns(*fwd[q], lv) ||
-        exprMentions(fwd[q]->rhs, x) ||
+        mentionsVar(fwd[q]->rhs, x) ||
         writes(Block(fwd.begin() + q + 1, fwd.end()), x))
       return false;
     // Reverse: one top-level restore, nothing after it, no other write.
@@ -237,12 +175,12 @@ void replicaRecord(Function &F, const Stmt &loop, Block &fwd, Block &rev,
           rev[k]->rhs->text == "mpiad_pop_" + sfx && rev[k]->rhs->ops.empty())
         t = k;
     if (t == rev.size() || writes(Block(rev.begin(), rev.begin() + t), x) ||
-        blockMentions(Block(rev.begin() + t + 1, rev.end()), x))
+        namesVar(Block(rev.begin() + t + 1, rev.end()), x))
       return false;
     ExprP whole = lv->ops.empty() ? nullptr : lv->ops[0]; // z itself
     if (scalar) {
       // The primal: x lives in this loop only.
-      if (mentionedOutside(F.body, loop, x))
+      if (namedOutside(F.body, loop, x))
         return false;
       CType bt;
       bt.elem = x->type.elem;

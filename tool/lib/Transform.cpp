@@ -339,8 +339,6 @@ Block deepCopy(const Block &b) {
   return out;
 }
 
-namespace {
-
 bool mentionsVar(const ExprP &e, const Var *v) {
   if (!e)
     return false;
@@ -355,6 +353,35 @@ bool mentionsVar(const ExprP &e, const Var *v) {
       return true;
   return false;
 }
+
+bool namedOutside(const Block &b, const Stmt &except, const Var *v) {
+  for (const StmtP &s : b) {
+    if (s.get() == &except)
+      continue;
+    if (s->var == v || s->loopVar == v)
+      return true;
+    for (const ExprP *e : {&s->lhs, &s->rhs, &s->cond, &s->loopLo, &s->loopHi})
+      if (mentionsVar(*e, v))
+        return true;
+    for (const ExprP &a : s->comm.args)
+      if (mentionsVar(a, v))
+        return true;
+    for (const StmtP *t : {&s->init, &s->step})
+      if (*t && namedOutside({*t}, except, v))
+        return true;
+    if (namedOutside(s->body, except, v) ||
+        namedOutside(s->elseBody, except, v))
+      return true;
+  }
+  return false;
+}
+
+bool namesVar(const Block &b, const Var *v) {
+  static const Stmt none{};
+  return namedOutside(b, none, v);
+}
+
+namespace {
 
 /// e with v replaced by `by`; null where that cannot be followed.
 ExprP substituteIn(const ExprP &e, const Var *v, const ExprP &by) {

@@ -78,6 +78,14 @@ ExprP bufferElement(const ExprP &buf, const ExprP &k);
 /// without touching the original (expressions are shared: they are never
 /// changed in place).
 Block deepCopy(const Block &b);
+/// Does e name v (a reference, or a variable of an opaque expression)?
+bool mentionsVar(const ExprP &e, const Var *v);
+/// Does a statement of b, at any depth, name v (declares it, counts a loop
+/// with it, reads or writes it)?
+bool namesVar(const Block &b, const Var *v);
+/// Does a statement of b name v outside the statement `except` (and its
+/// body)?
+bool namedOutside(const Block &b, const Stmt &except, const Var *v);
 /// A copy of b with every use of the variable v (read, or assigned as
 /// `v = ...` / `v[k] += ...`) replaced by the expression `by` (the
 /// statements copied, the expressions shared where v is absent).  False,

@@ -12,12 +12,15 @@
 //    reads, so the adjoint stays in the reverse sweep;
 //  - persample: the gradient with respect to the data X too, one element per
 //    sample: stays in the reverse sweep;
+//  - layer: an inner loop over two hidden units, whose local a is computed
+//    again by the reverse (not recorded) and whose adjoint a_b is zeroed in
+//    the inner loop: fused;
 //  - twice: t assigned twice in an iteration: it would be pushed and popped
 //    at every iteration, so the adjoint stays in the reverse sweep.
 // Each against central differences of the primal (the objective summed over
 // ranks; w replicated, the data per rank) and forward mode by the
 // dot-product test, at 1-4 ranks, with an empty tape after each adjoint;
-// logi and two keep nothing on the tape (its peak is 0).
+// logi, two and layer keep nothing on the tape (its peak is 0).
 // RUN: %mpiad-cc %s -I%S/../Inputs -lm -o %t
 // RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 2 %t | FileCheck %s --implicit-check-not=FAIL
@@ -51,7 +54,13 @@
 // GEN: mpiad_push_f64(t);
 // GEN: /* reverse sweep */
 // GEN: t = mpiad_pop_f64();
-// GEN: double twice_d(
+// GEN-LABEL: double layer_b(
+// GEN-NOT: mpiad_push
+// GEN: adjoint of this iteration, for s_b = 1
+// GEN: a_b = 0;
+// GEN: /* reverse sweep */
+// GEN-NOT: mpiad_pop
+// GEN: adjoint of the loop, run inside it for s_b = 1: times s_b
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -146,6 +155,25 @@ double twice(const double *w, const double *X, const double *y, int n,
   return g * g;
 }
 
+#pragma mpiad differentiate wrt(w) replicated(w) varying(X, y, n)
+#pragma mpiad differentiate forward wrt(w) replicated(w) varying(X, y, n)
+double layer(const double *w, const double *X, const double *y, int n,
+             MPI_Comm comm) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++) {
+    double out = w[3];
+    for (int k = 0; k < 2; k++) {
+      double a = w[k] * X[i * 3 + k] + w[2] * X[i * 3 + 2];
+      out += a * a * w[1 - k];
+    }
+    double e = out - y[i];
+    s += e * e;
+  }
+  double g = 0.0;
+  MPI_Allreduce(&s, &g, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return sqrt(1.0 + g);
+}
+
 #define NL 5
 
 typedef struct {
@@ -164,6 +192,8 @@ static double J(const ctx_t *c, const double *w, const double *X) {
     return carried(w, c->X, c->y, NL, comm);
   case 3:
     return persample(w, X, c->y, NL, comm);
+  case 5:
+    return layer(w, c->X, c->y, NL, comm);
   default:
     return twice(w, c->X, c->y, NL, comm);
   }
@@ -187,6 +217,9 @@ static double run(const ctx_t *c, const double *w, double *wb, double *xb,
   case 3:
     return tangent ? persample_d(w, wd, X, xd, y, NL, comm, jd)
                    : persample_b(w, wb, X, xb, y, NL, comm, 1.0);
+  case 5:
+    return tangent ? layer_d(w, wd, X, y, NL, comm, jd)
+                   : layer_b(w, wb, X, y, NL, comm, 1.0);
   default:
     return tangent ? twice_d(w, wd, X, y, NL, comm, jd)
                    : twice_b(w, wb, X, y, NL, comm, 1.0);
@@ -196,8 +229,9 @@ static double run(const ctx_t *c, const double *w, double *wb, double *xb,
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_init(MPI_COMM_WORLD);
-  const char *names[] = {"logi", "two", "carried", "persample", "twice"};
-  for (int which = 0; which < 5; which++) {
+  const char *names[] = {"logi",  "two",  "carried",
+                         "persample", "twice", "layer"};
+  for (int which = 0; which < 6; which++) {
     double w[NW], dw[NW], X[NL * 3], dX[NL * 3], y[NL];
     hx_rand(w, NW, 10 + which, HX_REP, -0.6, 0.6);
     hx_rand(dw, NW, 20 + which, HX_REP, -1.0, 1.0);
@@ -218,7 +252,7 @@ int main(int argc, char **argv) {
     snprintf(label, sizeof label, "%s: value", names[which]);
     hx_check(label, v, J(&c, w, X), 1e-14, 1e-300);
     hx_tape(names[which]);
-    if (which <= 1) {
+    if (which <= 1 || which == 5) {
       snprintf(label, sizeof label, "%s: tape peak", names[which]);
       hx_check(label, mx, 0.0, 0.0, 0.0);
     }
