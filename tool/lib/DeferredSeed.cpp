@@ -352,13 +352,15 @@ bool deferredSeed(Function &F, const Stmt &loop, const StmtP &fwdLoop,
     bool scalar = v->type.ptrDepth == 0 && v->type.dims.empty();
     if (!cx.isShadow(v)) {
       // The program's own variables: B may read them; what it writes
-      // (restored, recomputed, inner counters) must be dead after it.
-      if ((u.assigned.count(v) || u.added.count(v)) && !v->declaredInForInit &&
-          namedOutside(F.body, loop, v))
-        return false;
+      // (restored, recomputed, inner counters) must be dead after it: a
+      // local of the function named only in the loop, and assigned by each
+      // iteration before it is read.
+      if (!(u.assigned.count(v) || u.added.count(v)) || v->declaredInForInit)
+        continue;
+      Var *root = aliasRoot(F, v);
       bool assigned = false;
-      if ((u.assigned.count(v) || u.added.count(v)) && !v->declaredInForInit &&
-          exposedRead(fb, v, assigned))
+      if ((root->kind != Var::Local && root->kind != Var::Synthetic) ||
+          namedOutside(F.body, loop, v) || exposedRead(fb, v, assigned))
         return false;
       continue;
     }
