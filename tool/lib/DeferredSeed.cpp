@@ -67,7 +67,6 @@
 #include "Analysis.h"
 #include "Transform.h"
 #include <algorithm>
-#include "Transform.h"
 
 namespace mpiad {
 
