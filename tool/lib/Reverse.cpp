@@ -895,6 +895,10 @@ public:
       }
       return {fwd, rev};
     }
+    // `k++` on an integer: the reverse computes the old value (`k--`)
+    // instead of recording it.
+    if (StmtP inv = t && s->tapeSet.count(t) ? inverseIncrement(*s) : nullptr)
+      return {{s}, {inv}};
     if (t && s->tapeSet.count(t))
       fwd.push_back(push(s->lhs));
     fwd.push_back(s);
@@ -2391,6 +2395,9 @@ static bool addRestoreReads(Function &F,
     };
     if (s.kind == Stmt::Assign)
       locate(s.lhs);
+    // `k -= 1`, the inverse of a recorded `k++`, reads k.
+    if (inverseIncrement(s))
+      changed |= r.data.insert(aliasRoot(F, s.lhs->var)).second;
     else if (s.kind == Stmt::ExprStmt)
       locate(s.rhs);
     else if (s.kind == Stmt::Comm)

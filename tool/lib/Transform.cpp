@@ -339,6 +339,17 @@ Block deepCopy(const Block &b) {
   return out;
 }
 
+StmtP inverseIncrement(const Stmt &s) {
+  if (s.kind != Stmt::Assign || (s.op != "+=" && s.op != "-=") || !s.lhs ||
+      s.lhs->kind != Expr::VarRef || !s.lhs->var->type.isIntScalar() || !s.rhs)
+    return nullptr;
+  bool constant = s.rhs->kind == Expr::IntLit ||
+                  (s.rhs->kind == Expr::Opaque && s.rhs->intConstant);
+  if (!constant)
+    return nullptr;
+  return mkAssign(s.lhs, s.op == "+=" ? "-=" : "+=", s.rhs);
+}
+
 bool mentionsVar(const ExprP &e, const Var *v) {
   if (!e)
     return false;

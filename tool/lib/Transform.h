@@ -78,6 +78,11 @@ ExprP bufferElement(const ExprP &buf, const ExprP &k);
 /// without touching the original (expressions are shared: they are never
 /// changed in place).
 Block deepCopy(const Block &b);
+/// `k += c` or `k -= c` on an integer scalar k, c an integer constant
+/// (`k++` arrives as `k += 1`): the old value of k is the new one minus c, so
+/// the reverse sweep computes it instead of recording it.  The inverse
+/// statement (`k -= c`), or null.
+StmtP inverseIncrement(const Stmt &s);
 /// Does e name v (a reference, or a variable of an opaque expression)?
 bool mentionsVar(const ExprP &e, const Var *v);
 /// Does a statement of b, at any depth, name v (declares it, counts a loop

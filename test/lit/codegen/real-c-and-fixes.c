@@ -1,8 +1,9 @@
 // The generated code of this session's fixes (their execution tests are
 // exec/increment_in_expression.c, exec/fusion_early_return.c and
 // exec/replicated_varying_exit.c):
-//   - `a[k++] = e` becomes the store, then the increment (recorded, since
-//     the reverse sweep reads k);
+//   - `a[k++] = e` becomes the store, then the increment; the reverse
+//     sweep reads k, and computes its old value (`k--`) instead of popping
+//     a record of it (since stop 35);
 //   - a loop followed by returns that record which was taken is not fused:
 //     the loop has no adjoint inside it, and the returns' flags are pushed
 //     before the reverse sweep pops them;
@@ -22,10 +23,12 @@ double pack(const double *x, int n) {
 // CHECK-LABEL: {{^}}double pack_b(
 // CHECK:      for (int i = 0; i < n; i++) {
 // CHECK-NEXT:   a[k] = x[i] * x[i];
-// CHECK-NEXT:   mpiad_push_i64(k);
 // CHECK-NEXT:   k++;
 // CHECK-NEXT: }
-// CHECK:      k = mpiad_pop_i64();
+// CHECK-NOT:  mpiad_pop_i64
+// CHECK:      for (int i = n - 1; i >= 0; i--) {
+// CHECK-NEXT:   k--;
+// CHECK-NEXT:   x_b[i] += a_b[k] * x[i];
 
 #pragma mpiad differentiate wrt(x) varying(x, n)
 double early(const double *x, int n) {
