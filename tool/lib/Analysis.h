@@ -97,6 +97,9 @@ bool recordRange(Function &F, const Frontend &fe, const Stmt &loop,
 
 /// A function that makes a new synthetic variable of the generated code.
 using NewVar = std::function<Var *(const std::string &, const CType &)>;
+/// Is a call of this function free of effects the program sees (a math
+/// function of the rules table, `M.rules_.math`)?
+using PureCall = std::function<bool(const std::string &)>;
 
 /// In the forward body of a loop over the replicas (`for (r = 0; r < R;
 /// r++)` of a batched function), replaces each `x = f(A[X + r])` (f one of
@@ -104,11 +107,12 @@ using NewVar = std::function<Var *(const std::string &, const CType &)>;
 /// `mpiad_vec_f(&A[X], R, slot)`'s result, that call going into `before`
 /// (VectorMath.cpp).
 void vectorMath(Function &F, const Stmt &loop, Block &body, Block &before,
-                const NewVar &newVar);
+                const NewVar &newVar, const PureCall &pure);
 
 /// What the deferred seed needs of the reverse-mode generator.
 struct DeferredSeedContext {
   NewVar newVar;
+  PureCall pure; // the math functions B may call
   std::function<bool(const Var *)> isShadow; // an adjoint variable
   /// The elements of an adjoint array, or null when unknown.
   std::function<ExprP(const Var *)> length;

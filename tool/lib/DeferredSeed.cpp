@@ -52,7 +52,8 @@
 //     that B leaves zero when it starts at zero (`v = 0` last, in B or in
 //     the body of each of its loops that write v), which then also starts
 //     every iteration at zero;
-//   - B calls nothing but libm and the tape's pops, has no communication,
+//   - B calls nothing but the math functions of the rules table
+//     (rules/math.rules) and the tape's pops, has no communication,
 //     no jump, and writes no variable of the program that the function
 //     names outside the loop or that F reads before assigning it (the
 //     values B restores or recomputes are dead after the iteration: the
@@ -72,23 +73,9 @@ namespace mpiad {
 
 namespace {
 
-/// A call that the reverse of one iteration may make: libm's functions and
-/// the tape's pops.
-bool allowedCall(const std::string &fn) {
-  static const std::set<std::string> math = {
-      "tanh",  "exp",   "log",  "sin",  "cos",  "tan",   "sqrt",  "fabs",
-      "pow",   "atan",  "atan2", "sinh", "cosh", "expm1", "log1p", "cbrt",
-      "hypot", "fmax",  "fmin", "erf",  "asin", "acos",  "log10", "log2",
-      "exp2",  "floor", "ceil"};
-  std::string base = fn;
-  if (base.size() > 1 && base.back() == 'f' &&
-      math.count(base.substr(0, base.size() - 1)))
-    return true;
-  return math.count(base) || fn.rfind("mpiad_pop_", 0) == 0;
-}
-
 /// How a block uses its variables.
 struct Uses {
+  const PureCall &pure; // the math functions B may call, besides the pops
   std::set<Var *> read, assigned, added;
   /// Targets indexed by an expression with the loop's counter in it.
   std::set<Var *> perIteration;
@@ -99,7 +86,8 @@ struct Uses {
       return;
     collectVars(e, read);
     visitExpr(e, [&](const Expr &x) {
-      if (x.kind == Expr::Call && !allowedCall(x.text))
+      if (x.kind == Expr::Call && !pure(x.text) &&
+          x.text.rfind("mpiad_pop_", 0) != 0)
         ok = false;
       if (x.kind == Expr::AddrOf)
         ok = false;
@@ -332,7 +320,7 @@ bool deferredSeed(Function &F, const Stmt &loop, const StmtP &fwdLoop,
       revLoop->loopVar != i)
     return false;
   const Block &fb = fwdLoop->body, &rb = revLoop->body;
-  Uses u;
+  Uses u{cx.pure, {}, {}, {}, {}, true};
   u.block(rb, i);
   if (!u.ok || hasJump(rb))
     return false;

@@ -242,6 +242,9 @@ public:
         vectorMath(F, *s, n->body, out,
                    [&](const std::string &name, const CType &t) {
                      return F.newVar(unique(name), t, Var::Synthetic);
+                   },
+                   [this](const std::string &fn) {
+                     return M.rules_.math(fn) != nullptr;
                    });
       out.push_back(n);
       return out;

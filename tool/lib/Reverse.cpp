@@ -1476,7 +1476,8 @@ public:
       vectorMath(F, *s, body.first, vecBefore,
                  [&](const std::string &n, const CType &t) {
                    return newSynth(n, t);
-                 });
+                 },
+                 mathCall());
     // The scalars it records at every replica, recorded once for all
     // replicas (ReplicaRecord.cpp).  Not in the dry run, which must see
     // the scalars' reads to decide the records.
@@ -2110,6 +2111,7 @@ public:
       return newSynth(n, t);
     };
     cx.isShadow = [&](const Var *v) { return isShadowVar(v); };
+    cx.pure = mathCall();
     cx.length = [&](const Var *v) -> ExprP {
       for (auto &[p, sh] : shadows) {
         if (sh != v)

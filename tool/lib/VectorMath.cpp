@@ -26,12 +26,12 @@
 //
 // It applies to a statement `x = f(A[r])` or `x = f(A[X + r])` (or the
 // declaration `double t = f(...)` of forward mode's CallReuse.cpp) at the
-// top level of the loop's body, f one of tanh, exp, log, sin and cos on a double,
-// when nothing in the loop's body writes A's storage (its alias class) or
-// the variables of X, and the body calls nothing but libm and the tape's
-// pushes: then every iteration reads the value that A[X + r] has before the
-// loop.  Only the forward sweep
-// changes: the derivative is computed from the same value as before (the
+// top level of the loop's body, f one of tanh, exp, log, sin and cos on a
+// double, when nothing in the loop's body writes A's storage (its alias
+// class) or the variables of X, and the body calls nothing but the math
+// functions of the rules table (rules/math.rules) and the tape's pushes:
+// then every iteration reads the value that A[X + r] has before the loop.
+// Only the forward sweep changes: the derivative is computed from the same value as before (the
 // value assigned, CallHoist.cpp, or the argument).  libmvec's results are
 // within 4 ulp, like libm's, but not always bitwise equal to libm's, so
 // replica r's value may differ from F_b's in the last bits (the contract's
@@ -53,27 +53,12 @@ const std::set<std::string> &vectorFunctions() {
 
 const int kSlots = 8; // MPIAD_VEC_SLOTS in runtime/include/mpiad.h
 
-/// A call that writes nothing the program sees: libm's functions and the
-/// tape's pushes.
-bool writesNothing(const std::string &fn) {
-  static const std::set<std::string> pure = {
-      "tanh",  "exp",   "log",   "sin",   "cos",   "tan",   "sqrt",
-      "fabs",  "pow",   "atan",  "atan2", "sinh",  "cosh",  "expm1",
-      "log1p", "cbrt",  "hypot", "fmax",  "fmin",  "floor", "ceil",
-      "erf",   "asin",  "acos",  "log10", "log2",  "exp2"};
-  std::string base = fn;
-  if (base.size() > 1 && base.back() == 'f' && pure.count(base.substr(
-                                                   0, base.size() - 1)))
-    return true; // tanhf, sqrtf, ...
-  return pure.count(base) || fn.rfind("mpiad_push_", 0) == 0;
-}
-
 /// What the loop body writes: the alias roots of arrays written through
 /// elements, and the scalars assigned.  False when it holds something this
 /// stage does not follow: communication, or a call that may write anything
 /// (a callee's helper may write a global).
 bool bodyWrites(Function &F, Block &body, std::set<Var *> &arrays,
-                std::set<Var *> &scalars) {
+                std::set<Var *> &scalars, const PureCall &pure) {
   bool ok = true;
   auto throughCalls = [&](const ExprP &e) {
     std::function<void(const ExprP &)> rec = [&](const ExprP &x) {
@@ -81,7 +66,8 @@ bool bodyWrites(Function &F, Block &body, std::set<Var *> &arrays,
         return;
       for (const ExprP &o : x->ops)
         rec(o);
-      if (x->kind == Expr::Call && !writesNothing(x->text))
+      if (x->kind == Expr::Call && !pure(x->text) &&
+          x->text.rfind("mpiad_push_", 0) != 0)
         ok = false;
     };
     rec(e);
@@ -139,14 +125,14 @@ bool replicaIndex(const ExprP &idx, const Var *r,
 } // namespace
 
 void vectorMath(Function &F, const Stmt &loop, Block &body, Block &before,
-                const NewVar &newVar) {
+                const NewVar &newVar, const PureCall &pure) {
   const Var *r = loop.loopVar;
   if (!loop.replicaLoop || !r || loop.loopStep != 1 || loop.loopCmp != "<" ||
       !loop.loopLo || loop.loopLo->kind != Expr::IntLit ||
       loop.loopLo->text != "0" || !loop.loopHi)
     return;
   std::set<Var *> arrays, scalars;
-  if (!bodyWrites(F, body, arrays, scalars))
+  if (!bodyWrites(F, body, arrays, scalars, pure))
     return;
   int slot = 0;
   for (StmtP &s : body) {
