@@ -483,7 +483,7 @@ StmtP nestOver(const std::vector<NestLevel> &nest, Block body) {
 /// over the box of targets t dilated by the offsets.  Target rows with
 /// every term inside the box (the interior rows) take gatherForm's shape
 /// (head and tail iterations peeled and guarded, the middle unguarded);
-/// the other rows guard every term.  Accumulations into other adjoints run
+/// the other rows run term by term, each term over the targets it reaches.  Accumulations into other adjoints run
 /// first, in a nest of their own over the primal iterations; the read
 /// adjoints of a slice of the outermost loop are zeroed once the last
 /// target slice that reads them is done.  That keeps the reverse's meaning
@@ -715,9 +715,18 @@ bool nestGatherForm(const GatherContext &cx,
                        mkBinary("<=", mkVar(nest[m].v), plusConst(nest[m].hi, omin[m])));
     rowInside = rowInside ? mkBinary("&&", rowInside, r) : r;
   }
-  StmtP row = mkIf(rowInside, interior,
-                   {guardedRow(plusConst(in.lo, omin[D - 1]),
-                               plusConst(in.hi, omax[D - 1]), 0)});
+  // Boundary rows (some term's row outside the box): term by term, each
+  // over the targets its row reaches, `t - o` inside the box, with its
+  // condition on the outer counters tested once per row.  Each target
+  // receives its terms in the same order as in a guarded loop over the
+  // row, and every loop is a plain counted one that compilers vectorize.
+  Block edge;
+  for (const Term &t : terms)
+    edge.push_back(mkIf(inBox(t, 0, D - 1),
+                        {upLoop(in.v, plusConst(in.lo, t.o[D - 1]),
+                                plusConst(in.hi, t.o[D - 1]),
+                                {mkAssign(tj, "+=", shifted(t.e, t.o))})}));
+  StmtP row = mkIf(rowInside, interior, edge);
   Block gather{row};
   for (size_t m = D - 1; m-- > 0;) {
     if (m == 0 && !rb.zeros.empty()) {

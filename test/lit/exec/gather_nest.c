@@ -51,8 +51,14 @@
 // GEN: for (int i = 2; i <= nx - 1; i++) {
 // GEN-NEXT: u_b[k * sp + j * sx + i] += {{.*}}w_b[(k + 1) * sp + j * sx + i]
 // GEN: } else {
-// GEN-NEXT: for (int i = 0; i <= nx + 1; i++) {
-// GEN-NEXT: if (k >= 1 && k <= nz && (j >= 1 && j <= ny) && (i >= 1 && i <= nx)) {
+// GEN-NEXT: if (k >= 1 && k <= nz && (j >= 1 && j <= ny)) {
+// GEN-NEXT: for (int i = 1; i <= nx; i++) {
+// GEN: if (k >= 1 && k <= nz && (j >= 1 && j <= ny)) {
+// GEN-NEXT: for (int i = 0; i <= nx - 1; i++) {
+// GEN-NEXT: u_b[k * sp + j * sx + i] += {{.*}}w_b[k * sp + j * sx + (i + 1)]
+// GEN: if (k - 1 >= 1 && k - 1 <= nz && (j >= 1 && j <= ny)) {
+// GEN-NEXT: for (int i = 1; i <= nx; i++) {
+// GEN-NEXT: u_b[k * sp + j * sx + i] += {{.*}}w_b[(k - 1) * sp + j * sx + i]
 // GEN: the read adjoints of slice k - 1 are read no more: zero them
 // GEN-NEXT: if (k - 1 >= 1 && k - 1 <= nz) {
 // GEN: w_b[(k - 1) * sp + j * sx + i] = 0;
