@@ -700,7 +700,7 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
           return false;
         Var *t = G.tangent(p);
         prologue.push_back(mkAssign(mkVar(t), "=",
-                                    zeroedAlloc(len, p->type.elemName(),
+                                    zeroedAlloc(len, p->type.pointeeName(),
                                                 R.outName, p->userName,
                                                 mainComm(F))));
         epilogue.push_back(mkExprStmt(mkCall("free", {mkVar(t)}, Scalar::Void)));

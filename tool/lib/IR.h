@@ -51,6 +51,15 @@ struct CType {
     return elem == Scalar::Int && ptrDepth == 0 && dims.empty();
   }
   bool isArrayLike() const { return ptrDepth > 0 || !dims.empty(); }
+  /// What a pointer of this type points to, for sizeof: the base type, or
+  /// for a pointer to rows (`double (*u)[NY]`) the row, `double[NY]`.
+  std::string pointeeName() const {
+    std::string n = base.rfind("const ", 0) == 0 ? base.substr(6) : base;
+    if (ptrToArray)
+      for (const std::string &d : dims)
+        n += "[" + d + "]";
+    return n;
+  }
   /// "double" or "float": the element type without qualifiers.
   std::string elemName() const {
     return elem == Scalar::Float ? "float" : "double";

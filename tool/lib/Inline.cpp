@@ -452,10 +452,11 @@ private:
     }
   }
 
-  /// No array-typed parameters (they would be copies).
+  /// No array-typed parameters (they would be copies); a pointer to rows,
+  /// `double x[][N]` (`double (*x)[N]`), is a pointer like any other.
   static bool arrayFree(const Function &cf) {
     for (Var *p : cf.params)
-      if (!p->type.dims.empty())
+      if (!p->type.dims.empty() && !p->type.ptrToArray)
         return false;
     return true;
   }

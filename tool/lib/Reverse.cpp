@@ -3013,7 +3013,8 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
           return false;
         Var *sh = G.shadow(p);
         prologue.push_back(mkDecl(
-            sh, zeroedAlloc(len, sh->type.base, R.outName, p->userName, comm)));
+            sh, zeroedAlloc(len, sh->type.pointeeName(), R.outName,
+                            p->userName, comm)));
         epilogue.push_back(mkExprStmt(mkCall("free", {mkVar(sh)}, Scalar::Void)));
       }
       continue;
@@ -3110,8 +3111,21 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
       Var *part = G.shadow(p);
       part->type.base = st.base;
       prologue.push_back(mkDecl(
-          part, zeroedAlloc(len, part->type.base, R.outName, p->userName, comm)));
-      partials.push_back({part, sig, len});
+          part, zeroedAlloc(len, part->type.pointeeName(), R.outName,
+                            p->userName, comm)));
+      // The sum over ranks counts elements: LEN rows of a pointer to rows.
+      ExprP elems = len;
+      if (part->type.ptrToArray) {
+        std::string n = printExpr(len);
+        for (const std::string &d : part->type.dims) {
+          bool token = std::all_of(d.begin(), d.end(), [](char ch) {
+            return std::isalnum((unsigned char)ch) || ch == '_';
+          });
+          n += " * " + (token ? d : "(" + d + ")");
+        }
+        elems = mkOpaque(n);
+      }
+      partials.push_back({part, sig, elems});
     }
   }
   if (!R.perRank && !trial_)
