@@ -359,7 +359,11 @@ bool deferredSeed(Function &F, const Stmt &loop, const StmtP &fwdLoop,
       continue;
     }
     if (!u.read.count(v) && !u.assigned.count(v)) { // added to only
-      if (!scalar && (u.perIteration.count(v) || !cx.length(v)))
+      // An array target is a plain pointer (its accumulator is one too;
+      // not a pointer to rows).
+      bool flat = v->type.ptrDepth == 1 && v->type.dims.empty() &&
+                  !v->type.ptrToArray;
+      if (!scalar && (!flat || u.perIteration.count(v) || !cx.length(v)))
         return false;
       targets.push_back(v);
       continue;
