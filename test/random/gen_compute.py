@@ -1681,7 +1681,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < cf_n; i++) {
     double e1 = fabs(y1[i] - y0[i]), e2 = fabs(y2[i] - y0[i]);
 #ifdef CF_Y_RESTORED
-    /* mpiad-cc warned that cf_b leaves y as it was before the call (the
+    /* mpiad-cc warned that cf_b does not leave the final y (the
      * output's length could not be inferred; docs/pragmas.md) */
     e1 = 0.0;
 #endif

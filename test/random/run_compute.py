@@ -73,9 +73,9 @@ def one(seed, args, env, wd, mpirun, cflags):
         if rc > 0 and LOCATED.search(out):
             return seed, "REJECTED", errs[:3]
         return seed, "CRASH", ["mpiad-cc exit status %s" % rc] + out.splitlines()[-6:]
-    # Documented: when an output's length cannot be inferred, F_b leaves it
-    # as it was before the call, with a warning (docs/pragmas.md).
-    restored = [o for o in "yz" if "output '%s' holds its values from before the call" % o in out]
+    # Documented: when an output's length cannot be inferred, F_b does not
+    # leave its final values, with a warning (docs/pragmas.md).
+    restored = [o for o in "yz" if "output '%s' does not hold its final values" % o in out]
     prefix = os.path.dirname(os.path.dirname(os.path.abspath(args.cc)))
     # A warning on these is a wrong generated program (a float * passed as a
     # double * compiles with a warning and corrupts memory): COMPILE-FAIL.
@@ -119,7 +119,7 @@ def one(seed, args, env, wd, mpirun, cflags):
                 status = s
     shutil.rmtree(tmpd, ignore_errors=True)
     if restored and status == "PASS":
-        detail.append("(mpiad-cc warned that cf_b leaves %s as before the call; not checked)"
+        detail.append("(mpiad-cc warned that cf_b does not leave the final %s; not checked)"
                       % " and ".join(restored))
     return seed, status, detail
 
@@ -180,7 +180,7 @@ def main(argv=None):
         len(seeds), args.seeds or "%d-%d" % (seeds[0], seeds[-1]) if seeds else "-",
         ", ".join("%d %s" % (count[k], k) for k in KINDS), dt))
     if nrest:
-        print("  %d programs: mpiad-cc warned that cf_b leaves output y or z as before the call "
+        print("  %d programs: mpiad-cc warned that cf_b does not leave the final y or z "
               "(its length is not inferred; documented), not checked after cf_b" % nrest)
     bad = sorted(s for s, v in results.items() if v[0] != "PASS")
     for k in KINDS[1:]:

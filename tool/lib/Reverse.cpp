@@ -3209,19 +3209,23 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
       diag_.warning(p->loc, "restored-output",
                     "after " + R.outName + " returns, output '" +
                         p->userName +
-                        "' holds its values from before the call (the "
-                        "adjoint restores them, and the shape of a "
-                        "row-pointer array is not known)");
+                        "' does not hold its final values: the adjoint "
+                        "restores the old values its reverse sweep reads, "
+                        "and cannot put the final values back (the shape of "
+                        "a row-pointer array is not known); call " + F.name +
+                        " if you need them");
       continue;
     }
     ExprP len = G.arrayLength(p);
     if (!len) {
       diag_.warning(p->loc, "restored-output",
                     "after " + R.outName + " returns, output '" +
-                                p->userName +
-                                "' holds its values from before the call (the "
-                                "adjoint restores them and its length cannot "
-                                "be inferred)");
+                        p->userName +
+                        "' does not hold its final values: the adjoint "
+                        "restores the old values its reverse sweep reads, "
+                        "and cannot put the final values back (its length "
+                        "cannot be inferred); call " + F.name +
+                        " if you need them");
       continue;
     }
     CType ct;

@@ -110,7 +110,7 @@ double f(double **u, int n) {
 
 #ifdef WARN
 #pragma mpiad differentiate wrt(u) output(return, u) varying(u)
-// WARN: row-pointers.c:[[@LINE+1]]:19: warning: after f_b returns, output 'u' holds its values from before the call (the adjoint restores them, and the shape of a row-pointer array is not known) [-Wmpiad-restored-output]
+// WARN: row-pointers.c:[[@LINE+1]]:19: warning: after f_b returns, output 'u' does not hold its final values: the adjoint restores the old values its reverse sweep reads, and cannot put the final values back (the shape of a row-pointer array is not known); call f if you need them [-Wmpiad-restored-output]
 double f(double **u, int n) {
   for (int i = 0; i < n; i++)
     u[i][0] = u[i][0] * u[i][0];
