@@ -223,6 +223,29 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
           unite(f, b, kv.second);
     }
   });
+  // Floating pointers loaded from struct fields (`u = s.p; m = g->q;`)
+  // may point to the same memory: one alias class, so that data written
+  // through one and read through another is followed.
+  Var *loaded = nullptr;
+  walk(f.body, [&](Stmt &s, const WalkCtx &) {
+    bool assign = (s.kind == Stmt::Assign && s.op == "=" &&
+                   s.lhs->kind == Expr::VarRef) ||
+                  (s.kind == Stmt::Decl && s.rhs);
+    if (!assign)
+      return;
+    Var *t = s.kind == Stmt::Decl ? s.var : s.lhs->var;
+    ExprP r = s.rhs;
+    while (r->kind == Expr::Cast && !r->ops.empty())
+      r = r->ops[0];
+    if (!t || t->type.ptrDepth < 1 || !t->type.isFloatingElem() ||
+        r->kind != Expr::Opaque || r->ops.empty() || r->ptrDepth < 1 ||
+        !(r->text.rfind("->", 0) == 0 || r->text.rfind(".", 0) == 0))
+      return;
+    if (loaded)
+      unite(f, loaded, t);
+    else
+      loaded = t;
+  });
   walk(f.body, [&](Stmt &s, const WalkCtx &) {
     for (Effect &e : effectsOf(s, fe)) {
       if ((e.pointerCopy || e.rowPointer) && e.target)

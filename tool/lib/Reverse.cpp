@@ -861,9 +861,23 @@ public:
           for (Var *v : src)
             ok |= v->active && (v->type.ptrDepth || !v->type.dims.empty());
           if (!ok) {
-            error(s->loc, "pointer '" + t->userName +
-                              "' carries derivatives but is assigned from "
-                              "storage without a shadow");
+            ExprP r = s->rhs;
+            while (r->kind == Expr::Cast && !r->ops.empty())
+              r = r->ops[0];
+            bool field = r->kind == Expr::Opaque &&
+                         (r->text.rfind("->", 0) == 0 ||
+                          r->text.rfind(".", 0) == 0);
+            error(s->loc,
+                  "pointer '" + t->userName +
+                      "' carries derivatives but is assigned from storage "
+                      "without a shadow" +
+                      (field ? std::string(
+                                   " (a struct's pointer field, whose data "
+                                   "mpiad does not follow: pass the array "
+                                   "itself as a parameter, or keep it in a "
+                                   "local pointer, and use it rather than "
+                                   "the field)")
+                             : std::string()));
           } else {
             fwd.push_back(mkAssign(shl, "=", sh(s->rhs)));
           }
@@ -2417,6 +2431,47 @@ static bool addRestoreReads(Function &F,
 
 /// Runs the analyses and both sweeps of one request.  `gen` is left holding
 /// the final (non-dry) generator.
+/// Floating data accessed through a pointer kept in a struct field
+/// (`s.p[i]`, `g->u[k]`) is a constant to the analyses: fields carry no
+/// derivative.  Where such a field may point into the differentiated array
+/// `activeArray`, every path through it would be missed, silently: each
+/// such access is an error.  False if any was reported.
+static bool refusePointerFieldData(Function &F, const std::string &activeArray,
+                                   Diag &diag) {
+  bool ok = true;
+  std::set<std::string> reported;
+  walk(F.body, [&](Stmt &st, const WalkCtx &) {
+    auto check = [&](const Expr &e) {
+      if (e.kind != Expr::Index || e.ops.empty())
+        return;
+      const ExprP &b = e.ops[0];
+      if (b->kind != Expr::Opaque || b->ops.empty() ||
+          !(b->text.rfind("->", 0) == 0 || b->text.rfind(".", 0) == 0) ||
+          b->ptrDepth < 1 ||
+          !(b->type == Scalar::Float || b->type == Scalar::Double))
+        return;
+      std::string field = printExpr(b);
+      if (!reported.insert(field).second)
+        return;
+      diag.error(e.loc.isValid() ? e.loc : st.loc,
+                 "floating-point data accessed through the pointer field '" +
+                     field +
+                     "' counts as a constant, which is wrong if it points "
+                     "into '" + activeArray +
+                     "' or another differentiated array; pass the array as "
+                     "a parameter and use it there, or, if it is constant "
+                     "data, read it through a local pointer (const double "
+                     "*m = " + field + ";)");
+      ok = false;
+    };
+    for (const ExprP &x : {st.lhs, st.rhs, st.cond})
+      visitExpr(x, check);
+    for (const ExprP &x : st.comm.args)
+      visitExpr(x, check);
+  });
+  return ok;
+}
+
 static bool runPipeline(Module &M, Function &F, Request &R,
                         std::unique_ptr<ReverseGen> &gen, Pair &sweeps) {
   Diag &diag = M.diag_;
@@ -2432,6 +2487,17 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   analyzeActivity(F, R, M.fe_, diag);
   if (diag.hasErrors())
     return false;
+  // A local array that holds values depending on the inputs (varied; the
+  // reads through the field keep it from being active) may be what a
+  // struct's pointer field points to (`double *u = s.p;` then `u[i] =
+  // theta * i`, read back as `s.p[i]`).
+  for (auto &v : F.vars)
+    if (v->varied && v->type.ptrDepth >= 1 && v->type.isFloatingElem() &&
+        v->kind != Var::Synthetic) {
+      if (!refusePointerFieldData(F, v->userName, diag))
+        return false;
+      break;
+    }
   std::shared_ptr<ReplicationResult> repl =
       analyzeReplication(F, R, M.fe_, diag);
   M.nameVariables(F);
@@ -2729,44 +2795,15 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
   // constant to the analyses (fields carry no derivative).  When the field
   // may point into a differentiated array, the gradient would miss every
   // path through it, silently: refuse, unless no differentiated pointer of
-  // that element type exists.
+  // that element type exists (checked again after the activity analysis,
+  // for active local arrays: runPipeline).
   std::string activeArray;
   for (Var *p : F.params)
     if (p->type.ptrDepth >= 1 && p->type.isFloatingElem() &&
         (named(ann.wrt, p->userName) || named(ann.outputs, p->userName)))
       activeArray = activeArray.empty() ? p->userName : activeArray;
-  if (!activeArray.empty()) {
-    std::set<std::string> reported;
-    walk(F.body, [&](Stmt &st, const WalkCtx &) {
-      auto check = [&](const Expr &e) {
-        if (e.kind != Expr::Index || e.ops.empty())
-          return;
-        const ExprP &b = e.ops[0];
-        if (b->kind != Expr::Opaque || b->ops.empty() ||
-            !(b->text.rfind("->", 0) == 0 || b->text.rfind(".", 0) == 0) ||
-            b->ptrDepth < 1 ||
-            !(b->type == Scalar::Float || b->type == Scalar::Double))
-          return;
-        std::string field = printExpr(b);
-        if (!reported.insert(field).second)
-          return;
-        diag_.error(e.loc.isValid() ? e.loc : st.loc,
-                    "floating-point data read through the pointer field '" +
-                        field +
-                        "' counts as a constant, which is wrong if it points "
-                        "into '" + activeArray +
-                        "' or another differentiated array; pass the array as "
-                        "a parameter and read it there, or, if it is constant "
-                        "data, read it through a local pointer (const double "
-                        "*m = " + field + ";)");
-        ok = false;
-      };
-      for (const ExprP &x : {st.lhs, st.rhs, st.cond})
-        visitExpr(x, check);
-      for (const ExprP &x : st.comm.args)
-        visitExpr(x, check);
-    });
-  }
+  if (!activeArray.empty() && !refusePointerFieldData(F, activeArray, diag_))
+    ok = false;
   if (ann.outputs.empty() && !F.ret.isFloatingScalar()) {
     diag_.error(ann.loc, "'" + F.name +
                              "' returns no float or double; name its outputs "

@@ -23,7 +23,7 @@ struct atoms {
 double E(const struct atoms *a, const double *r) {
   double e = 0.0;
   for (int i = 0; i < a->n; i++)
-    // CHECK: struct-field-pointer.c:[[@LINE+1]]:10: error: floating-point data read through the pointer field 'a->r' counts as a constant, which is wrong if it points into 'r' or another differentiated array; pass the array as a parameter and read it there, or, if it is constant data, read it through a local pointer (const double *m = a->r;)
+    // CHECK: struct-field-pointer.c:[[@LINE+1]]:10: error: floating-point data accessed through the pointer field 'a->r' counts as a constant, which is wrong if it points into 'r' or another differentiated array; pass the array as a parameter and use it there, or, if it is constant data, read it through a local pointer (const double *m = a->r;)
     e += a->r[i] * a->r[i] + r[i];
   return e;
 }

@@ -1,0 +1,54 @@
+// Data reached through a struct's pointer field carries no derivatives in
+// mpiad (the field is opaque).  Where such data may be the same memory as
+// an array that holds values depending on the inputs, the gradient would
+// miss every path through the field, silently; both cases below gave a
+// zero dtheta before they were errors:
+//  - the field read directly (`s.p[i]`) while a local pointer loaded from
+//    it is written with varied values (before, only wrt/output pointer
+//    parameters counted as arrays the field might point into);
+//  - two local pointers loaded from fields (`u = s.p; m = s.p;`), one
+//    written and one read: pointers loaded from fields are one alias class.
+// RUN: not %mpiad-emit %s -o /dev/null 2>&1 | FileCheck %s --implicit-check-not error:
+#include <mpi.h>
+#include <stdlib.h>
+
+typedef struct {
+  int n;
+  double *p;
+} holder;
+
+#pragma mpiad differentiate wrt(theta) replicated(theta, n)
+double direct(double theta, int n, MPI_Comm comm) {
+  holder s;
+  s.n = n;
+  s.p = malloc(n * sizeof(double));
+  double *u = s.p;
+  for (int i = 0; i < n; i++)
+    u[i] = theta * (i + 1);
+  double r = 0.0, t;
+  for (int i = 0; i < n; i++)
+    // CHECK: pointer-field-alias.c:[[@LINE+1]]:10: error: floating-point data accessed through the pointer field 's.p' counts as a constant, which is wrong if it points into 'u' or another differentiated array; pass the array as a parameter and use it there, or, if it is constant data, read it through a local pointer (const double *m = s.p;)
+    r += s.p[i] * s.p[i];
+  MPI_Allreduce(&r, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(s.p);
+  return t;
+}
+
+#pragma mpiad differentiate wrt(theta) replicated(theta, n)
+double loaded(double theta, int n, MPI_Comm comm) {
+  holder s;
+  s.n = n;
+  s.p = malloc(n * sizeof(double));
+  // CHECK: pointer-field-alias.c:[[@LINE+1]]:11: error: pointer 'u' carries derivatives but is assigned from storage without a shadow (a struct's pointer field, whose data mpiad does not follow: pass the array itself as a parameter, or keep it in a local pointer, and use it rather than the field)
+  double *u = s.p;
+  for (int i = 0; i < n; i++)
+    u[i] = theta * (i + 1);
+  double r = 0.0, t;
+  // CHECK: pointer-field-alias.c:[[@LINE+1]]:17: error: pointer 'm' carries derivatives but is assigned from storage without a shadow
+  const double *m = s.p;
+  for (int i = 0; i < n; i++)
+    r += m[i] * m[i];
+  MPI_Allreduce(&r, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(s.p);
+  return t;
+}
