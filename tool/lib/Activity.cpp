@@ -366,6 +366,7 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
   checkFieldUses(f, diag);
 
   // Errors that activity reveals.
+  std::set<const Var *> reportedGlobals;
   for (const Flow &fl : flows) {
     if (!fl.s)
       continue; // cross-rank message flows
@@ -380,7 +381,8 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
     // file-scope shadow (Reverse.cpp, Forward.cpp); a global pointer's data
     // has no length the tool can see.
     if (fl.e.target && fl.e.target->kind == Var::Global && anyVaried &&
-        fl.e.target->type.ptrDepth > 0)
+        fl.e.target->type.ptrDepth > 0 &&
+        reportedGlobals.insert(fl.e.target).second)
       diag.error(fl.s->lhs && fl.s->lhs->loc.isValid() ? fl.s->lhs->loc
                                                        : fl.s->loc,
                  "global pointer '" + fl.e.target->userName +
@@ -388,6 +390,47 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
                                 "parameter instead (a global scalar or "
                                 "fixed-size array can carry them)");
   }
+  // A global pointer's data has no shadow: a global pointer that would
+  // carry derivatives (a local copy of it written with input-dependent
+  // values) is an error, and so is reading through one (it may point into
+  // an array of the function whose values depend on the inputs).
+  const Var *variedArray = nullptr;
+  for (auto &v : f.vars)
+    if (!variedArray && v->kind != Var::Global && v->kind != Var::Synthetic &&
+        !v->fieldOf && v->varied && v->type.isFloatingElem() &&
+        (v->type.ptrDepth > 0 || !v->type.dims.empty()))
+      variedArray = v.get();
+  walk(f.body, [&](Stmt &s, const WalkCtx &) {
+    auto check = [&](const Expr &e) {
+      if (e.kind != Expr::VarRef || !e.var || e.var->kind != Var::Global ||
+          e.var->type.ptrDepth == 0 || !e.var->type.isFloatingElem() ||
+          reportedGlobals.count(e.var))
+        return;
+      Var *g = e.var;
+      clang::SourceLocation at = e.loc.isValid() ? e.loc : s.loc;
+      if (aliasRoot(f, g)->varied) {
+        reportedGlobals.insert(g);
+        diag.error(at, "global pointer '" + g->userName +
+                           "' would carry derivatives; pass it as a "
+                           "parameter instead (a global scalar or "
+                           "fixed-size array can carry them)");
+      } else if (variedArray) {
+        reportedGlobals.insert(g);
+        diag.error(at, "floating-point data read through the global pointer '" +
+                           g->userName +
+                           "' counts as a constant, which is wrong if it "
+                           "points into '" + variedArray->userName +
+                           "' or another array whose values depend on the "
+                           "inputs; pass the array as a parameter and use it "
+                           "there, or, if it is constant data, copy it into "
+                           "a global array of fixed size");
+      }
+    };
+    for (const ExprP &x : {s.lhs, s.rhs, s.cond})
+      visitExpr(x, check);
+    for (const ExprP &x : s.comm.args)
+      visitExpr(x, check);
+  });
   // A pointer variable holding the address of a floating scalar (`double *v
   // = &s;`) would be a second name for s that the analyses do not follow
   // (they follow pointers into arrays, not into scalars): refuse.
