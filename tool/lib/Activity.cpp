@@ -7,12 +7,35 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
+#include "Backend.h"
 #include "Transform.h"
 
 #include <algorithm>
 #include <functional>
 
 namespace mpiad {
+
+/// Where an assignment's value, a floating pointer, points into memory
+/// whose origin the function cannot see: a struct's pointer field (`s.p`,
+/// `g->u`) or the result of an external function (`get_buf(n)`).  Empty
+/// for anything else (a parameter, a local, an allocation, a same-file
+/// function).
+std::string unknownOrigin(const ExprP &rhs, const Frontend &fe) {
+  ExprP r = rhs;
+  while (r && r->kind == Expr::Cast && !r->ops.empty())
+    r = r->ops[0];
+  if (!r || r->ptrDepth < 1)
+    return "";
+  if (r->kind == Expr::Opaque && !r->ops.empty() &&
+      (r->text.rfind("->", 0) == 0 || r->text.rfind(".", 0) == 0))
+    return "the pointer field '" + printExpr(r) + "'";
+  static const std::set<std::string> allocations = {
+      "malloc", "calloc", "realloc", "aligned_alloc"};
+  if (r->kind == Expr::Call && !fe.callee(r->text) &&
+      !allocations.count(r->text))
+    return "the external function '" + r->text + "'";
+  return "";
+}
 
 namespace {
 
@@ -223,9 +246,11 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
           unite(f, b, kv.second);
     }
   });
-  // Floating pointers loaded from struct fields (`u = s.p; m = g->q;`)
-  // may point to the same memory: one alias class, so that data written
-  // through one and read through another is followed.
+  // Floating pointers set from memory whose origin the function cannot see
+  // (`u = s.p; m = g->q; w = get_buf(n);`) may point to the same memory:
+  // one alias class, so that data written through one and read through
+  // another is followed.
+  std::map<Var *, std::pair<std::string, clang::SourceLocation>> unknown;
   Var *loaded = nullptr;
   walk(f.body, [&](Stmt &s, const WalkCtx &) {
     bool assign = (s.kind == Stmt::Assign && s.op == "=" &&
@@ -234,13 +259,12 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
     if (!assign)
       return;
     Var *t = s.kind == Stmt::Decl ? s.var : s.lhs->var;
-    ExprP r = s.rhs;
-    while (r->kind == Expr::Cast && !r->ops.empty())
-      r = r->ops[0];
-    if (!t || t->type.ptrDepth < 1 || !t->type.isFloatingElem() ||
-        r->kind != Expr::Opaque || r->ops.empty() || r->ptrDepth < 1 ||
-        !(r->text.rfind("->", 0) == 0 || r->text.rfind(".", 0) == 0))
+    if (!t || t->type.ptrDepth < 1 || !t->type.isFloatingElem())
       return;
+    std::string origin = unknownOrigin(s.rhs, fe);
+    if (origin.empty())
+      return;
+    unknown.insert({t, {origin, s.loc}});
     if (loaded)
       unite(f, loaded, t);
     else
@@ -398,8 +422,36 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
   for (auto &v : f.vars)
     if (!variedArray && v->kind != Var::Global && v->kind != Var::Synthetic &&
         !v->fieldOf && v->varied && v->type.isFloatingElem() &&
-        (v->type.ptrDepth > 0 || !v->type.dims.empty()))
+        (v->type.ptrDepth > 0 || !v->type.dims.empty()) &&
+        !unknown.count(v.get()))
       variedArray = v.get();
+  // The same for a local pointer set from a struct's field or an external
+  // function: its data is a constant unless it is one with an array whose
+  // values depend on the inputs (then Reverse.cpp says it has no shadow).
+  // `#pragma mpiad inactive(m)` says that its data is constant.
+  for (auto &entry : unknown) {
+    Var *v = entry.first;
+    const auto &at = entry.second;
+    if (!variedArray || v->userInactive || aliasRoot(f, v)->varied)
+      continue;
+    bool dereferenced = false;
+    walk(f.body, [&](Stmt &s, const WalkCtx &) {
+      for (const ExprP &x : {s.lhs, s.rhs, s.cond})
+        visitExpr(x, [&](const Expr &e) {
+          dereferenced |= e.kind == Expr::Index && !e.ops.empty() &&
+                          e.ops[0]->kind == Expr::VarRef && e.ops[0]->var == v;
+        });
+    });
+    if (dereferenced)
+      diag.error(at.second,
+                 "pointer '" + v->userName + "' is set from " + at.first +
+                     ", whose data mpiad counts as a constant; that is "
+                     "wrong if it points into '" + variedArray->userName +
+                     "' or another array whose values depend on the inputs: "
+                     "pass the array as a parameter, or, if its data is "
+                     "constant, say so with #pragma mpiad inactive(" +
+                     v->userName + ")");
+  }
   walk(f.body, [&](Stmt &s, const WalkCtx &) {
     auto check = [&](const Expr &e) {
       if (e.kind != Expr::VarRef || !e.var || e.var->kind != Var::Global ||

@@ -160,6 +160,10 @@ struct GatherContext {
   std::map<const Stmt *, Block> *zeroAfter = nullptr;
 };
 struct SwapCopy;
+/// Where an assignment's value, a floating pointer, points into memory
+/// whose origin the function cannot see: "the pointer field 's.p'" or
+/// "the external function 'get_buf'"; empty otherwise (Activity.cpp).
+std::string unknownOrigin(const ExprP &rhs, const Frontend &fe);
 /// The reversed body of a counted loop over i in [L, H] (Gather.cpp): when
 /// it scatters into one adjoint array at constant offsets, the gather that
 /// replaces the reversed loop, into `out`; false, with nothing changed,

@@ -861,23 +861,17 @@ public:
           for (Var *v : src)
             ok |= v->active && (v->type.ptrDepth || !v->type.dims.empty());
           if (!ok) {
-            ExprP r = s->rhs;
-            while (r->kind == Expr::Cast && !r->ops.empty())
-              r = r->ops[0];
-            bool field = r->kind == Expr::Opaque &&
-                         (r->text.rfind("->", 0) == 0 ||
-                          r->text.rfind(".", 0) == 0);
+            std::string origin = unknownOrigin(s->rhs, M.fe_);
             error(s->loc,
                   "pointer '" + t->userName +
                       "' carries derivatives but is assigned from storage "
                       "without a shadow" +
-                      (field ? std::string(
-                                   " (a struct's pointer field, whose data "
-                                   "mpiad does not follow: pass the array "
-                                   "itself as a parameter, or keep it in a "
-                                   "local pointer, and use it rather than "
-                                   "the field)")
-                             : std::string()));
+                      (origin.empty()
+                           ? std::string()
+                           : " (" + origin +
+                                 ", whose data mpiad does not follow: pass "
+                                 "the array itself as a parameter and use "
+                                 "it there)"));
           } else {
             fwd.push_back(mkAssign(shl, "=", sh(s->rhs)));
           }
@@ -2460,8 +2454,9 @@ static bool refusePointerFieldData(Function &F, const std::string &activeArray,
                      "into '" + activeArray +
                      "' or another differentiated array; pass the array as "
                      "a parameter and use it there, or, if it is constant "
-                     "data, read it through a local pointer (const double "
-                     "*m = " + field + ";)");
+                     "data, read it through a local pointer marked so "
+                     "(const double *m = " + field +
+                     "; #pragma mpiad inactive(m))");
       ok = false;
     };
     for (const ExprP &x : {st.lhs, st.rhs, st.cond})
