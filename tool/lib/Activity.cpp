@@ -37,6 +37,48 @@ std::string unknownOrigin(const ExprP &rhs, const Frontend &fe) {
   return "";
 }
 
+/// Floating data accessed through a pointer kept in a struct field
+/// (`s.p[i]`, `g->u[k]`) is a constant to the analyses: fields carry no
+/// derivative.  Where such a field may point into the differentiated array
+/// `activeArray`, every path through it would be missed, silently: each
+/// such access is an error.  False if any was reported.
+bool refusePointerFieldData(Function &F, const std::string &activeArray,
+                                   Diag &diag) {
+  bool ok = true;
+  std::set<std::string> reported;
+  walk(F.body, [&](Stmt &st, const WalkCtx &) {
+    auto check = [&](const Expr &e) {
+      if (e.kind != Expr::Index || e.ops.empty())
+        return;
+      const ExprP &b = e.ops[0];
+      if (b->kind != Expr::Opaque || b->ops.empty() ||
+          !(b->text.rfind("->", 0) == 0 || b->text.rfind(".", 0) == 0) ||
+          b->ptrDepth < 1 ||
+          !(b->type == Scalar::Float || b->type == Scalar::Double))
+        return;
+      std::string field = printExpr(b);
+      if (!reported.insert(field).second)
+        return;
+      diag.error(e.loc.isValid() ? e.loc : st.loc,
+                 "floating-point data accessed through the pointer field '" +
+                     field +
+                     "' counts as a constant, which is wrong if it points "
+                     "into '" + activeArray +
+                     "' or another differentiated array; pass the array as "
+                     "a parameter and use it there, or, if it is constant "
+                     "data, read it through a local pointer marked so "
+                     "(const double *m = " + field +
+                     "; #pragma mpiad inactive(m))");
+      ok = false;
+    };
+    for (const ExprP &x : {st.lhs, st.rhs, st.cond})
+      visitExpr(x, check);
+    for (const ExprP &x : st.comm.args)
+      visitExpr(x, check);
+  });
+  return ok;
+}
+
 namespace {
 
 void unite(Function &f, Var *a, Var *b) {
@@ -422,9 +464,14 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
   for (auto &v : f.vars)
     if (!variedArray && v->kind != Var::Global && v->kind != Var::Synthetic &&
         !v->fieldOf && v->varied && v->type.isFloatingElem() &&
-        (v->type.ptrDepth > 0 || !v->type.dims.empty()) &&
-        !unknown.count(v.get()))
+        (v->type.ptrDepth > 0 || !v->type.dims.empty()))
       variedArray = v.get();
+  // A struct's pointer field read directly (`s.p[i]`) where such an array
+  // exists: a local array whose values depend on the inputs may be what the
+  // field points to (`double *u = s.p;` then `u[i] = theta * i`); the wrt
+  // and output arrays are checked before (Module::checkClauses).
+  if (variedArray)
+    refusePointerFieldData(f, variedArray->userName, diag);
   // The same for a local pointer set from a struct's field or an external
   // function: its data is a constant unless it is one with an array whose
   // values depend on the inputs (then Reverse.cpp says it has no shadow).

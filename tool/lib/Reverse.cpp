@@ -2425,48 +2425,6 @@ static bool addRestoreReads(Function &F,
 
 /// Runs the analyses and both sweeps of one request.  `gen` is left holding
 /// the final (non-dry) generator.
-/// Floating data accessed through a pointer kept in a struct field
-/// (`s.p[i]`, `g->u[k]`) is a constant to the analyses: fields carry no
-/// derivative.  Where such a field may point into the differentiated array
-/// `activeArray`, every path through it would be missed, silently: each
-/// such access is an error.  False if any was reported.
-static bool refusePointerFieldData(Function &F, const std::string &activeArray,
-                                   Diag &diag) {
-  bool ok = true;
-  std::set<std::string> reported;
-  walk(F.body, [&](Stmt &st, const WalkCtx &) {
-    auto check = [&](const Expr &e) {
-      if (e.kind != Expr::Index || e.ops.empty())
-        return;
-      const ExprP &b = e.ops[0];
-      if (b->kind != Expr::Opaque || b->ops.empty() ||
-          !(b->text.rfind("->", 0) == 0 || b->text.rfind(".", 0) == 0) ||
-          b->ptrDepth < 1 ||
-          !(b->type == Scalar::Float || b->type == Scalar::Double))
-        return;
-      std::string field = printExpr(b);
-      if (!reported.insert(field).second)
-        return;
-      diag.error(e.loc.isValid() ? e.loc : st.loc,
-                 "floating-point data accessed through the pointer field '" +
-                     field +
-                     "' counts as a constant, which is wrong if it points "
-                     "into '" + activeArray +
-                     "' or another differentiated array; pass the array as "
-                     "a parameter and use it there, or, if it is constant "
-                     "data, read it through a local pointer marked so "
-                     "(const double *m = " + field +
-                     "; #pragma mpiad inactive(m))");
-      ok = false;
-    };
-    for (const ExprP &x : {st.lhs, st.rhs, st.cond})
-      visitExpr(x, check);
-    for (const ExprP &x : st.comm.args)
-      visitExpr(x, check);
-  });
-  return ok;
-}
-
 static bool runPipeline(Module &M, Function &F, Request &R,
                         std::unique_ptr<ReverseGen> &gen, Pair &sweeps) {
   Diag &diag = M.diag_;
@@ -2482,17 +2440,7 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   analyzeActivity(F, R, M.fe_, diag);
   if (diag.hasErrors())
     return false;
-  // A local array that holds values depending on the inputs (varied; the
-  // reads through the field keep it from being active) may be what a
-  // struct's pointer field points to (`double *u = s.p;` then `u[i] =
-  // theta * i`, read back as `s.p[i]`).
-  for (auto &v : F.vars)
-    if (v->varied && v->type.ptrDepth >= 1 && v->type.isFloatingElem() &&
-        v->kind != Var::Synthetic) {
-      if (!refusePointerFieldData(F, v->userName, diag))
-        return false;
-      break;
-    }
+
   std::shared_ptr<ReplicationResult> repl =
       analyzeReplication(F, R, M.fe_, diag);
   M.nameVariables(F);

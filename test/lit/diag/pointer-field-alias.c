@@ -85,3 +85,21 @@ void scaled(double *x, const box *bx, int n) {
   for (int i = 0; i < n; i++)
     x[i] = x[i] * m[i];
 }
+
+/* Forward mode shares the analysis: the tangent was zero here too. */
+#pragma mpiad differentiate forward wrt(theta) replicated(theta, n)
+double direct_fwd(double theta, int n, MPI_Comm comm) {
+  holder s;
+  s.n = n;
+  s.p = malloc(n * sizeof(double));
+  double *u = s.p;
+  for (int i = 0; i < n; i++)
+    u[i] = theta * (i + 1);
+  double r = 0.0, t;
+  for (int i = 0; i < n; i++)
+    // CHECK: pointer-field-alias.c:[[@LINE+1]]:10: error: floating-point data accessed through the pointer field 's.p' counts as a constant, which is wrong if it points into 'u' or another differentiated array
+    r += s.p[i] * s.p[i];
+  MPI_Allreduce(&r, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
+  free(s.p);
+  return t;
+}
