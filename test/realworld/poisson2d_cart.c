@@ -20,7 +20,7 @@
  * (ghosts included: at the domain's edge they are the boundary values) and
  * the right-hand side f.
  *
- * RUN: %mpiad-cc -c -Dmain=program_main %s -o %t.o
+ * RUN: %mpiad-cc -c -Wall -Wextra -Werror -Wno-mpiad-restored-output -Dmain=program_main %s -o %t.o
  * RUN: %mpiad-cc %S/Inputs/poisson2d_cart_check.c %t.o -I%harness -lm -o %t
  * RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
  * RUN: %mpirun 2 %t | FileCheck %s --implicit-check-not=FAIL

@@ -3264,6 +3264,14 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
       return zeroedAlloc(len, acc->type.base, R.outName, name, comm);
     });
 
+  // Shadows of local pointers that carry nothing back, set but never read.
+  auto localShadow = [&](const Var *v) {
+    return G.isShadowVar(v) && v->kind != Var::Param && v->kind != Var::Global;
+  };
+  dropUnreadPointerCopies({&prologue, &sweeps.first, &keepFinal, &seed,
+                           &sweeps.second, &epilogue},
+                          localShadow);
+
   // --target=cuda: kernels for the parallel loops, device calls.
   std::string kernels;
   if (cuda) {
@@ -3649,6 +3657,12 @@ const Module::CalleeNames *Module::callee(const std::string &name,
     popLive.push_back(mkAssign(mkVar(rb), "=", mkOpaque(rb->name + "_seed")));
   }
 
+  dropUnreadPointerCopies(
+      {&sweeps.first, &pushLive, &popLive, &sweeps.second, &epilogue},
+      [&](const Var *v) {
+        return G.isShadowVar(v) && v->kind != Var::Param &&
+               v->kind != Var::Global;
+      });
   std::set<Var *> used, inl;
   referenced(sweeps.first, used);
   referenced(pushLive, used);
@@ -3703,6 +3717,17 @@ const Module::CalleeNames *Module::callee(const std::string &name,
   declaredIn(sweeps.second, rinl);
   declare(rused, rinl, true, rbody);
   printBlock(unusedParams(F.params, rused), 1, rbody);
+  // Shadows of pointer parameters that carry nothing back (a helper whose
+  // result is not differentiated: a convergence test's sum).
+  {
+    std::vector<Var *> shadowParams;
+    for (size_t k = 0; k < F.params.size(); ++k) {
+      Var *p = F.params[k];
+      if (mask[k] && p->type.isFloatingElem() && p->type.ptrDepth > 0)
+        shadowParams.push_back(G.shadow(p));
+    }
+    printBlock(unusedParams(shadowParams, rused), 1, rbody);
+  }
   printBlock(popLive, 1, rbody);
   printBlock(sweeps.second, 1, rbody);
   printBlock(epilogue, 1, rbody);

@@ -80,6 +80,81 @@ void referenced(const Block &b, std::set<Var *> &out) {
   out.insert(found.begin(), found.end());
 }
 
+/// Is s `x = e;` or `T x = e;` for a pointer x that `candidate` accepts?
+static Var *pointerCopyTarget(const Stmt &s,
+                              const std::function<bool(const Var *)> &candidate) {
+  Var *t = nullptr;
+  if (s.kind == Stmt::Assign && s.op == "=" && s.lhs &&
+      s.lhs->kind == Expr::VarRef)
+    t = s.lhs->var;
+  else if (s.kind == Stmt::Decl && s.rhs)
+    t = s.var;
+  if (!t || (t->type.ptrDepth == 0 && !t->type.ptrToArray) || !candidate(t))
+    return nullptr;
+  return t;
+}
+
+/// Every variable read in b: all references but the targets of the pointer
+/// copies that `candidate` accepts.
+static void readIn(const Block &b, const std::function<bool(const Var *)> &candidate,
+                   std::set<Var *> &out) {
+  for (const StmtP &s : b) {
+    if (Var *t = pointerCopyTarget(*s, candidate)) {
+      (void)t;
+      collectVars(s->rhs, out);
+      continue;
+    }
+    Block one;
+    StmtP shallow = std::make_shared<Stmt>(*s);
+    shallow->body.clear();
+    shallow->elseBody.clear();
+    shallow->init = nullptr;
+    shallow->step = nullptr;
+    one.push_back(shallow);
+    referencedIn(one, out);
+    if (s->init)
+      readIn({s->init}, candidate, out);
+    if (s->step)
+      readIn({s->step}, candidate, out);
+    readIn(s->body, candidate, out);
+    readIn(s->elseBody, candidate, out);
+  }
+}
+
+static void dropCopies(Block &b, const std::set<Var *> &dead,
+                       const std::function<bool(const Var *)> &candidate) {
+  Block out;
+  for (StmtP &s : b) {
+    Var *t = pointerCopyTarget(*s, candidate);
+    if (t && dead.count(t))
+      continue;
+    dropCopies(s->body, dead, candidate);
+    dropCopies(s->elseBody, dead, candidate);
+    out.push_back(s);
+  }
+  b.swap(out);
+}
+
+void dropUnreadPointerCopies(const std::vector<Block *> &blocks,
+                             const std::function<bool(const Var *)> &candidate) {
+  std::set<Var *> read, written;
+  for (Block *b : blocks) {
+    readIn(*b, candidate, read);
+    walk(*b, [&](Stmt &s, const WalkCtx &) {
+      if (Var *t = pointerCopyTarget(s, candidate))
+        written.insert(t);
+    });
+  }
+  std::set<Var *> dead;
+  for (Var *v : written)
+    if (!read.count(v))
+      dead.insert(v);
+  if (dead.empty())
+    return;
+  for (Block *b : blocks)
+    dropCopies(*b, dead, candidate);
+}
+
 /// Variables declared by statements inside a block (inline temporaries).
 void declaredIn(const Block &b, std::set<Var *> &out) {
   for (const StmtP &s : b) {

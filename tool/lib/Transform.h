@@ -22,6 +22,13 @@ ExprP neg(const ExprP &e);
 ExprP mul(const ExprP &a, const ExprP &b);
 /// Variables referenced anywhere in a block.
 void referenced(const Block &b, std::set<Var *> &out);
+/// Removes the copies `x = e;` (and `T x = e;`) into pointers x that
+/// `candidate` accepts and that nothing in `blocks` reads: the shadows of
+/// pointers whose data carries nothing back (an inlined helper's parameter
+/// of a sum that is not differentiated), which would be set but not used.
+void dropUnreadPointerCopies(const std::vector<Block *> &blocks,
+                             const std::function<bool(const Var *)> &candidate);
+
 /// Variables declared by statements inside a block (inline temporaries).
 void declaredIn(const Block &b, std::set<Var *> &out);
 /// A declaration printed verbatim.
