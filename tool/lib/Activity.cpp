@@ -43,7 +43,7 @@ std::string unknownOrigin(const ExprP &rhs, const Frontend &fe) {
 /// `activeArray`, every path through it would be missed, silently: each
 /// such access is an error.  False if any was reported.
 bool refusePointerFieldData(Function &F, const std::string &activeArray,
-                                   Diag &diag) {
+                            Diag &diag) {
   bool ok = true;
   std::set<std::string> reported;
   walk(F.body, [&](Stmt &st, const WalkCtx &) {

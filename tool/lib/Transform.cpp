@@ -81,8 +81,9 @@ void referenced(const Block &b, std::set<Var *> &out) {
 }
 
 /// Is s `x = e;` or `T x = e;` for a pointer x that `candidate` accepts?
-static Var *pointerCopyTarget(const Stmt &s,
-                              const std::function<bool(const Var *)> &candidate) {
+static Var *
+pointerCopyTarget(const Stmt &s,
+                  const std::function<bool(const Var *)> &candidate) {
   Var *t = nullptr;
   if (s.kind == Stmt::Assign && s.op == "=" && s.lhs &&
       s.lhs->kind == Expr::VarRef)
@@ -96,11 +97,11 @@ static Var *pointerCopyTarget(const Stmt &s,
 
 /// Every variable read in b: all references but the targets of the pointer
 /// copies that `candidate` accepts.
-static void readIn(const Block &b, const std::function<bool(const Var *)> &candidate,
+static void readIn(const Block &b,
+                   const std::function<bool(const Var *)> &candidate,
                    std::set<Var *> &out) {
   for (const StmtP &s : b) {
-    if (Var *t = pointerCopyTarget(*s, candidate)) {
-      (void)t;
+    if (pointerCopyTarget(*s, candidate)) {
       collectVars(s->rhs, out);
       continue;
     }
@@ -145,9 +146,20 @@ void dropUnreadPointerCopies(const std::vector<Block *> &blocks,
         written.insert(t);
     });
   }
+  // A copy whose value has a call (a pop from the tape, an allocation)
+  // stays, and so do the other copies into its pointer.
+  std::set<Var *> impure;
+  for (Block *b : blocks)
+    walk(*b, [&](Stmt &s, const WalkCtx &) {
+      Var *t = pointerCopyTarget(s, candidate);
+      bool call = false;
+      visitExpr(s.rhs, [&](const Expr &e) { call |= e.kind == Expr::Call; });
+      if (t && call)
+        impure.insert(t);
+    });
   std::set<Var *> dead;
   for (Var *v : written)
-    if (!read.count(v))
+    if (!read.count(v) && !impure.count(v))
       dead.insert(v);
   if (dead.empty())
     return;
