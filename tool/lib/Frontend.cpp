@@ -2577,7 +2577,11 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       if (!l || !r)
         return;
       std::string op = bo->getOpcodeStr().str();
-      if (op == "*=" || op == "/=") { // v *= e  ->  v = v * e
+      bool pointer = bo->getLHS()->getType()->isPointerType();
+      if (op == "*=" || op == "/=" ||
+          (pointer && (op == "+=" || op == "-="))) {
+        // v *= e  ->  v = v * e; a pointer moved, p += k  ->  p = p + k (a
+        // new address, which its shadow follows as for any pointer copy)
         r = mkBinary(op.substr(0, 1), l, r);
         op = "=";
       } else if (op != "=" && op != "+=" && op != "-=") {
@@ -2601,7 +2605,10 @@ void Lowering::lowerStmt(const clang::Stmt *s, Block &out) {
       ExprP l = lower(uo->getSubExpr());
       if (!l)
         return;
-      auto st = mkAssign(l, uo->isIncrementOp() ? "+=" : "-=", mkInt(1));
+      std::string op = uo->isIncrementOp() ? "+=" : "-=";
+      auto st = mkAssign(l, op, mkInt(1));
+      if (uo->getSubExpr()->getType()->isPointerType()) // q++: q = q + 1
+        st = mkAssign(l, "=", mkBinary(op.substr(0, 1), l, mkInt(1)));
       st->loc = loc;
       out.push_back(st);
       return;
