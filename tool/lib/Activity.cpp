@@ -530,6 +530,32 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
     for (const ExprP &x : s.comm.args)
       visitExpr(x, check);
   });
+  // A pointer of another type (`char *raw = (char *)u;`, `void *p = u;`)
+  // holding the address of an array whose values depend on the inputs: data
+  // read back through it (`*(double *)(raw + k)`) would be a constant.
+  walk(f.body, [&](Stmt &s, const WalkCtx &) {
+    Var *t = s.kind == Stmt::Decl ? s.var
+             : s.kind == Stmt::Assign && s.op == "=" && s.lhs &&
+                     s.lhs->kind == Expr::VarRef
+                 ? s.lhs->var
+                 : nullptr;
+    if (!t || !s.rhs || t->type.ptrDepth == 0 || t->type.isFloatingElem() ||
+        t->type.floatingFields)
+      return;
+    ExprP r = s.rhs;
+    while (r->kind == Expr::Cast && !r->ops.empty())
+      r = r->ops[0];
+    Var *from = baseVar(r);
+    if (!from || r->ptrDepth == 0 || !from->type.isFloatingElem() ||
+        (from->type.ptrDepth == 0 && from->type.dims.empty()) ||
+        !aliasRoot(f, from)->varied)
+      return;
+    diag.error(s.loc, "pointer '" + t->userName + "' holds the address of '" +
+                          from->userName +
+                          "', whose values depend on the inputs, as another "
+                          "type; mpiad does not follow data through it: "
+                          "index '" + from->userName + "' itself");
+  });
   // A pointer variable holding the address of a floating scalar (`double *v
   // = &s;`) would be a second name for s that the analyses do not follow
   // (they follow pointers into arrays, not into scalars): refuse.
