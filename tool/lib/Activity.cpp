@@ -21,13 +21,10 @@ namespace mpiad {
 /// for anything else (a parameter, a local, an allocation, a same-file
 /// function).
 std::string unknownOrigin(const ExprP &rhs, const Frontend &fe) {
-  ExprP r = rhs;
-  while (r && r->kind == Expr::Cast && !r->ops.empty())
-    r = r->ops[0];
+  ExprP r = withoutCasts(rhs);
   if (!r || r->ptrDepth < 1)
     return "";
-  if (r->kind == Expr::Opaque && !r->ops.empty() &&
-      (r->text.rfind("->", 0) == 0 || r->text.rfind(".", 0) == 0))
+  if (isFieldLoad(r))
     return "the pointer field '" + printExpr(r) + "'";
   static const std::set<std::string> allocations = {
       "malloc", "calloc", "realloc", "aligned_alloc"};
@@ -51,9 +48,7 @@ bool refusePointerFieldData(Function &F, const std::string &activeArray,
       if (e.kind != Expr::Index || e.ops.empty())
         return;
       const ExprP &b = e.ops[0];
-      if (b->kind != Expr::Opaque || b->ops.empty() ||
-          !(b->text.rfind("->", 0) == 0 || b->text.rfind(".", 0) == 0) ||
-          b->ptrDepth < 1 ||
+      if (!isFieldLoad(b) || b->ptrDepth < 1 ||
           !(b->type == Scalar::Float || b->type == Scalar::Double))
         return;
       std::string field = printExpr(b);
@@ -295,12 +290,7 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
   std::map<Var *, std::pair<std::string, clang::SourceLocation>> unknown;
   Var *loaded = nullptr;
   walk(f.body, [&](Stmt &s, const WalkCtx &) {
-    bool assign = (s.kind == Stmt::Assign && s.op == "=" &&
-                   s.lhs->kind == Expr::VarRef) ||
-                  (s.kind == Stmt::Decl && s.rhs);
-    if (!assign)
-      return;
-    Var *t = s.kind == Stmt::Decl ? s.var : s.lhs->var;
+    Var *t = copiedInto(s);
     if (!t || t->type.ptrDepth < 1 || !t->type.isFloatingElem())
       return;
     std::string origin = unknownOrigin(s.rhs, fe);
@@ -534,17 +524,11 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
   // holding the address of an array whose values depend on the inputs: data
   // read back through it (`*(double *)(raw + k)`) would be a constant.
   walk(f.body, [&](Stmt &s, const WalkCtx &) {
-    Var *t = s.kind == Stmt::Decl ? s.var
-             : s.kind == Stmt::Assign && s.op == "=" && s.lhs &&
-                     s.lhs->kind == Expr::VarRef
-                 ? s.lhs->var
-                 : nullptr;
-    if (!t || !s.rhs || t->type.ptrDepth == 0 || t->type.isFloatingElem() ||
+    Var *t = copiedInto(s);
+    if (!t || t->type.ptrDepth == 0 || t->type.isFloatingElem() ||
         t->type.floatingFields)
       return;
-    ExprP r = s.rhs;
-    while (r->kind == Expr::Cast && !r->ops.empty())
-      r = r->ops[0];
+    ExprP r = withoutCasts(s.rhs);
     Var *from = baseVar(r);
     if (!from || r->ptrDepth == 0 || !from->type.isFloatingElem() ||
         (from->type.ptrDepth == 0 && from->type.dims.empty()) ||

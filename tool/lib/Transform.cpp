@@ -80,16 +80,31 @@ void referenced(const Block &b, std::set<Var *> &out) {
   out.insert(found.begin(), found.end());
 }
 
+Var *copiedInto(const Stmt &s) {
+  if (s.kind == Stmt::Assign && s.op == "=" && s.lhs &&
+      s.lhs->kind == Expr::VarRef)
+    return s.lhs->var;
+  if (s.kind == Stmt::Decl && s.rhs)
+    return s.var;
+  return nullptr;
+}
+
+ExprP withoutCasts(ExprP e) {
+  while (e && e->kind == Expr::Cast && !e->ops.empty())
+    e = e->ops[0];
+  return e;
+}
+
+bool isFieldLoad(const ExprP &e) {
+  return e && e->kind == Expr::Opaque && !e->ops.empty() &&
+         (e->text.rfind("->", 0) == 0 || e->text.rfind(".", 0) == 0);
+}
+
 /// Is s `x = e;` or `T x = e;` for a pointer x that `candidate` accepts?
 static Var *
 pointerCopyTarget(const Stmt &s,
                   const std::function<bool(const Var *)> &candidate) {
-  Var *t = nullptr;
-  if (s.kind == Stmt::Assign && s.op == "=" && s.lhs &&
-      s.lhs->kind == Expr::VarRef)
-    t = s.lhs->var;
-  else if (s.kind == Stmt::Decl && s.rhs)
-    t = s.var;
+  Var *t = copiedInto(s);
   if (!t || (t->type.ptrDepth == 0 && !t->type.ptrToArray) || !candidate(t))
     return nullptr;
   return t;

@@ -22,6 +22,13 @@ ExprP neg(const ExprP &e);
 ExprP mul(const ExprP &a, const ExprP &b);
 /// Variables referenced anywhere in a block.
 void referenced(const Block &b, std::set<Var *> &out);
+/// The variable of `x = e;` or `T x = e;`; null for any other statement.
+Var *copiedInto(const Stmt &s);
+/// e without its casts.
+ExprP withoutCasts(ExprP e);
+/// A load of a struct's field through its base (`s.p`, `g->u`: an Opaque
+/// member access, which carries no derivative).
+bool isFieldLoad(const ExprP &e);
 /// Removes the copies `x = e;` (and `T x = e;`) into pointers x that
 /// `candidate` accepts and that nothing in `blocks` reads: the shadows of
 /// pointers whose data carries nothing back (an inlined helper's parameter
