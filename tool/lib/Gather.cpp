@@ -483,8 +483,9 @@ StmtP nestOver(const std::vector<NestLevel> &nest, Block body) {
 /// over the box of targets t dilated by the offsets.  Target rows with
 /// every term inside the box (the interior rows) take gatherForm's shape
 /// (head and tail iterations peeled and guarded, the middle unguarded);
-/// the other rows run term by term, each term over the targets it reaches.  Accumulations into other adjoints run
-/// first, in a nest of their own over the primal iterations; the read
+/// the other rows run term by term, each term over the targets it
+/// reaches.  Accumulations into other adjoints run first, in a nest of
+/// their own over the primal iterations; the read
 /// adjoints of a slice of the outermost loop are zeroed once the last
 /// target slice that reads them is done.  That keeps the reverse's meaning
 /// only when no element is read or zeroed for two iterations, so the gather runs under a run-time check that the

@@ -1718,6 +1718,10 @@ public:
         return true;
     return false;
   }
+  /// A shadow of this function's own (not a parameter's, not a global's).
+  bool isLocalShadow(const Var *v) const {
+    return isShadowVar(v) && v->kind != Var::Param && v->kind != Var::Global;
+  }
 
   Pair whileStmt(const StmtP &s) {
     Pair body = block(s->body);
@@ -2738,8 +2742,8 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
   // constant to the analyses (fields carry no derivative).  When the field
   // may point into a differentiated array, the gradient would miss every
   // path through it, silently: refuse, unless no differentiated pointer of
-  // that element type exists (checked again after the activity analysis,
-  // for active local arrays: runPipeline).
+  // that element type exists (checked again by the activity analysis for
+  // local arrays whose values depend on the inputs: Activity.cpp).
   std::string activeArray;
   for (Var *p : F.params)
     if (p->type.ptrDepth >= 1 && p->type.isFloatingElem() &&
@@ -3265,12 +3269,9 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
     });
 
   // Shadows of local pointers that carry nothing back, set but never read.
-  auto localShadow = [&](const Var *v) {
-    return G.isShadowVar(v) && v->kind != Var::Param && v->kind != Var::Global;
-  };
   dropUnreadPointerCopies({&prologue, &sweeps.first, &keepFinal, &seed,
                            &sweeps.second, &epilogue},
-                          localShadow);
+                          [&](const Var *v) { return G.isLocalShadow(v); });
 
   // --target=cuda: kernels for the parallel loops, device calls.
   std::string kernels;
@@ -3659,10 +3660,7 @@ const Module::CalleeNames *Module::callee(const std::string &name,
 
   dropUnreadPointerCopies(
       {&sweeps.first, &pushLive, &popLive, &sweeps.second, &epilogue},
-      [&](const Var *v) {
-        return G.isShadowVar(v) && v->kind != Var::Param &&
-               v->kind != Var::Global;
-      });
+      [&](const Var *v) { return G.isLocalShadow(v); });
   std::set<Var *> used, inl;
   referenced(sweeps.first, used);
   referenced(pushLive, used);
