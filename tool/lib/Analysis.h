@@ -205,10 +205,13 @@ struct NestLevel {
 /// scatter into one adjoint array can be gathered, the gather over the
 /// whole nest, run where a run-time check holds and `fallback` (the
 /// reversed nest as it was) otherwise, into `out`; false, with nothing
-/// changed, otherwise.  `primal` is the innermost loop.
+/// changed, otherwise.  `primal` is the innermost loop.  `sw` is the
+/// region swap of the same step whose adjoint the gather may overwrite on
+/// the region (BufferSwap.cpp, regionOverwriteLoop), or null.
 bool nestGatherForm(const GatherContext &cx,
                     const std::vector<NestLevel> &nest, const Block &body,
-                    const Stmt &primal, const StmtP &fallback, Block &out);
+                    const Stmt &primal, const StmtP &fallback, Block &out,
+                    const SwapCopy *sw);
 
 /// Variables assigned anywhere in a block (targets of effects).
 std::set<Var *> assignedIn(const Block &b, const Frontend &fe);
@@ -388,8 +391,10 @@ ExprP rowsDisjoint(const std::vector<SwapDim> &r);
 struct SwapCopy {
   Var *dst = nullptr, *src = nullptr;
   ExprP count; // N, the elements of both buffers
-  /// The loop of the same step whose adjoint may overwrite dst's adjoint
-  /// and leave src's adjoint unzeroed (BufferSwap.cpp), or null.
+  /// The loop (or, for a region, the loop nest) of the same step whose
+  /// adjoint may overwrite dst's adjoint (on the region) and leave src's
+  /// adjoint unzeroed (BufferSwap.cpp: overwriteLoop,
+  /// regionOverwriteLoop), or null.
   const Stmt *overwrite = nullptr;
   const Stmt *timeLoop = nullptr;
   /// The copied region, innermost dimension first; empty for the whole
@@ -413,6 +418,8 @@ ExprP regionSwapCondition(const SwapCopy &sc);
 /// (or decreasing with `backwards`).
 Block regionRows(const SwapCopy &sc, const NewVar &newVar, bool backwards,
                  const std::function<Block(const ExprP &, const ExprP &)> &row);
+/// b[e] = 0 at every e of the region (requires regionSwapCondition).
+Block zeroRegion(const SwapCopy &sc, const NewVar &newVar, Var *b);
 /// Exchanges a[e] and b[e], for each pair (a, b), at every e in [0, N)
 /// outside the region (requires regionSwapCondition); with copyInto, also
 /// copies the first pair's new b[e] into copyInto[e].

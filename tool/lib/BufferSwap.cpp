@@ -970,6 +970,65 @@ bool commCompletes(const Function &f, const Stmt &s, const Stmt &time,
   return false;
 }
 
+/// The region's counterpart of overwriteLoop: the loop nest G of the same
+/// step whose adjoint may overwrite dst's adjoint on the region and leave
+/// src's adjoint there stale (standing for zero), or null.  After the swap
+/// back of the adjoints, dst_b's region holds src_b's old region: zero, or
+/// the stale values a later step's gather left.  A gather that gives every
+/// element of the region its first term with `=` (Gather.cpp,
+/// nestGatherForm: the term of G's own iteration) makes both exact when
+///  - G is the only statement of the step that uses src, before the copy,
+///    and writes every element of the region and no other (one box, equal
+///    to the region), so that the elements the gather leaves stale are
+///    the region's, which the next swap back takes into dst_b;
+///  - no statement between G and the copy uses dst or an alias of it
+///    (their adjoints would add into dst_b before the gather overwrites
+///    it), and none after the copy uses src;
+///  - the copy records nothing (a kept buffer changes hands on the tape).
+/// The zeroing of src_b's region after the time loop (Reverse.cpp,
+/// zeroAfter) clears what the last gather left.
+const Stmt *regionOverwriteLoop(const Stmt &time, size_t k, const Var *dst,
+                                const Var *src,
+                                const std::set<const Var *> &dstAliases,
+                                const std::vector<ExprP> &strides,
+                                const Box &region) {
+  for (size_t s = k + 1; s < time.body.size(); ++s)
+    if (mentions(*time.body[s], src))
+      return nullptr;
+  const Stmt *G = nullptr;
+  size_t g = 0;
+  for (size_t s = 0; s < k; ++s)
+    if (mentions(*time.body[s], src)) {
+      if (G)
+        return nullptr;
+      G = time.body[s].get();
+      g = s;
+    }
+  if (!G || G->kind != Stmt::For)
+    return nullptr;
+  for (size_t s = g + 1; s < k; ++s) {
+    if (mentions(*time.body[s], dst))
+      return nullptr;
+    for (const Var *a : dstAliases)
+      if (mentions(*time.body[s], a))
+        return nullptr;
+  }
+  std::map<const Var *, ExprP> env;
+  std::vector<Box> boxes;
+  if (!writeBoxes(*G, src, strides, {}, env, boxes) || boxes.size() != 1)
+    return nullptr;
+  const Box &w = boxes[0];
+  if (w.lo.size() != region.lo.size())
+    return nullptr;
+  auto same = [](const Affine &a, const Affine &b) {
+    return a.sym == b.sym && a.c == b.c;
+  };
+  for (size_t d = 0; d < w.lo.size(); ++d)
+    if (!same(w.lo[d], region.lo[d]) || !same(w.hi[d], region.hi[d]))
+      return nullptr;
+  return G;
+}
+
 /// Is the copy nest `copy` (statement k of the body of `time`, a statement
 /// of the function body at index top) a swappable copy of a region?
 bool regionSwappable(Function &f, size_t top, const Stmt &time, size_t k,
@@ -1106,6 +1165,9 @@ bool regionSwappable(Function &f, size_t top, const Stmt &time, size_t k,
   out.count = n;
   out.timeLoop = &time;
   out.recordsDst = recordsDst;
+  if (!recordsDst)
+    out.overwrite = regionOverwriteLoop(time, k, dst, src, dstAliases,
+                                        strides, region);
   for (size_t d = 0; d < dims.size(); ++d) {
     const Affine &lo = region.lo[d], &hi = region.hi[d];
     ExprP span = hi.sym == lo.sym ? mkInt(hi.c - lo.c)
@@ -1266,6 +1328,17 @@ Block exchangeOutsideRegion(const SwapCopy &sc, const NewVar &newVar,
                          }));
   out.push_back(exchange(asLong(sc.count)));
   return {mkCompound(out)};
+}
+
+Block zeroRegion(const SwapCopy &sc, const NewVar &newVar, Var *b) {
+  return regionRows(sc, newVar, false,
+                    [&](const ExprP &start, const ExprP &w) -> Block {
+                      Var *e = newVar("mpiad_e", integerType("long long"));
+                      return {countedLoop(
+                          e, start, mkBinary("+", start, w), false, "<",
+                          {mkAssign(mkIndex(mkVar(b), mkVar(e)), "=",
+                                    mkInt(0))})};
+                    });
 }
 
 } // namespace mpiad

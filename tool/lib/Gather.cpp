@@ -343,7 +343,8 @@ bool gatherForm(const GatherContext &cx, Var *i, const ExprP &L,
   // overwrites it: exact when the gather covers all of it, 0..N-1, and
   // the only adjoint zeroed is the copy's source's, which is left stale
   // (BufferSwap.cpp, overwriteLoop).
-  bool overwrite = sw && !base && target == cx.shadow(sw->dst) &&
+  bool overwrite = sw && sw->region.empty() && !base &&
+                   target == cx.shadow(sw->dst) &&
                    !zeros.empty() && provablyEqualPlus(L, cmin, mkInt(0)) &&
                    provablyEqualPlus(H, cmax + 1, sw->count);
   for (const Acc &a : others)
@@ -471,6 +472,35 @@ StmtP nestOver(const std::vector<NestLevel> &nest, Block body) {
 
 } // namespace
 
+namespace {
+
+/// The conjuncts of an `&&` chain, in order.
+void conjuncts(const ExprP &e, std::vector<ExprP> &out) {
+  if (e->kind == Expr::Binary && e->text == "&&") {
+    conjuncts(e->ops[0], out);
+    conjuncts(e->ops[1], out);
+  } else {
+    out.push_back(e);
+  }
+}
+
+/// a && b, without b's conjuncts that a already has.
+ExprP conjoin(const ExprP &a, const ExprP &b) {
+  std::vector<ExprP> have, add;
+  conjuncts(a, have);
+  conjuncts(b, add);
+  std::set<std::string> seen;
+  for (const ExprP &x : have)
+    seen.insert(printExpr(x));
+  ExprP r = a;
+  for (const ExprP &x : add)
+    if (seen.insert(printExpr(x)).second)
+      r = mkBinary("&&", r, x);
+  return r;
+}
+
+} // namespace
+
 /// The reverse of a perfect nest of counted loops whose innermost body is
 /// stencil-like, `A[sum of stride_m * v_m] = f(B[... (v_m + o_m) ...])`:
 /// its reverse scatters into B's adjoint at offsets o (a vector, one
@@ -492,10 +522,15 @@ StmtP nestOver(const std::vector<NestLevel> &nest, Block body) {
 /// zeroed indices' rows are disjoint (rowsDisjoint), and the reversed nest
 /// as it was otherwise (`fallback`).  The sums change order, not terms:
 /// each (iteration, term) pair of the scatter is one (target, term) pair
-/// of the gather.
+/// of the gather.  After a region swap of the same step (`sw`), the
+/// target's region holds zero or stale values: the term at the
+/// iteration's own element goes first with `=`, the read adjoints are not
+/// zeroed, and their region is zeroed once after the time loop, under the
+/// region swap's run-time condition too.
 bool nestGatherForm(const GatherContext &cx,
                     const std::vector<NestLevel> &levels, const Block &body,
-                    const Stmt &primal, const StmtP &fallback, Block &out) {
+                    const Stmt &primal, const StmtP &fallback, Block &out,
+                    const SwapCopy *sw) {
   const size_t D = levels.size();
   if (D < 2)
     return false;
@@ -645,6 +680,41 @@ bool nestGatherForm(const GatherContext &cx,
   if (!readsAllowed(cx, rb, written, atZero, exprs, loopVars))
     return false;
 
+  // After the region swap of the same step (BufferSwap.cpp,
+  // regionOverwriteLoop), the target's region holds zero or stale values
+  // that stand for zero, and the region is what the primal nest writes:
+  // the elements of the only zeroed adjoint, the copy's source's.  The
+  // term at the iteration's own element (its index names the element the
+  // nest writes, offsets and all) reaches exactly the region, so it goes
+  // first with `=`; the read adjoints are then left stale, not zeroed.
+  long long z0 = -1;
+  if (sw && !sw->region.empty() && target == cx.shadow(sw->dst) &&
+      rb.zeros.size() == 1 &&
+      rb.zeros[0]->ops[0]->var == cx.shadow(sw->src)) {
+    NestIndex zd;
+    bool ok = dec(rb.zeros[0]->ops[1], zd);
+    for (const ReversedBody::Acc &a : others)
+      ok &= a.array != target;
+    for (size_t t = 0; ok && t < terms.size() && z0 < 0; ++t) {
+      NestIndex td;
+      if (std::all_of(terms[t].o.begin(), terms[t].o.end(),
+                      [](long long x) { return !x; }) &&
+          dec(terms[t].index, td) && td.key == zd.key &&
+          td.offset == zd.offset)
+        z0 = (long long)t;
+    }
+  }
+  const bool overwrite = z0 >= 0;
+  // The terms in the order a target receives them: with `overwrite`, the
+  // term at the iteration's own element first.
+  std::vector<size_t> order;
+  if (overwrite)
+    order.push_back((size_t)z0);
+  for (size_t t = 0; t < terms.size(); ++t)
+    if ((long long)t != z0)
+      order.push_back(t);
+  auto opOf = [&](size_t t) { return (long long)t == z0 ? "=" : "+="; };
+
   std::vector<long long> omin(D), omax(D);
   for (size_t m = 0; m < D; ++m) {
     omin[m] = omax[m] = terms[0].o[m];
@@ -680,8 +750,10 @@ bool nestGatherForm(const GatherContext &cx,
   };
   auto guardedRow = [&](const ExprP &from, const ExprP &to, size_t from_m) {
     Block b;
-    for (const Term &t : terms)
-      b.push_back(mkIf(inBox(t, from_m, D), {mkAssign(tj, "+=", shifted(t.e, t.o))}));
+    for (size_t k : order) {
+      const Term &t = terms[k];
+      b.push_back(mkIf(inBox(t, from_m, D), {mkAssign(tj, opOf(k), shifted(t.e, t.o))}));
+    }
     return upLoop(nest[D - 1].v, from, to, b);
   };
   auto minE = [](const ExprP &a, const ExprP &b) {
@@ -705,7 +777,7 @@ bool nestGatherForm(const GatherContext &cx,
   }
   interior.push_back(upLoop(in.v, plusConst(in.lo, omax[D - 1]),
                             plusConst(in.hi, omin[D - 1]),
-                            {mkAssign(tj, "+=", sum)}));
+                            {mkAssign(tj, overwrite ? "=" : "+=", sum)}));
   if (omax[D - 1] > omin[D - 1])
     interior.push_back(guardedRow(maxE(plusConst(in.lo, omax[D - 1]),
                                        plusConst(in.hi, omin[D - 1] + 1)),
@@ -722,15 +794,17 @@ bool nestGatherForm(const GatherContext &cx,
   // receives its terms in the same order as in a guarded loop over the
   // row, and every loop is a plain counted one that compilers vectorize.
   Block edge;
-  for (const Term &t : terms)
+  for (size_t k : order) {
+    const Term &t = terms[k];
     edge.push_back(mkIf(inBox(t, 0, D - 1),
                         {upLoop(in.v, plusConst(in.lo, t.o[D - 1]),
                                 plusConst(in.hi, t.o[D - 1]),
-                                {mkAssign(tj, "+=", shifted(t.e, t.o))})}));
+                                {mkAssign(tj, opOf(k), shifted(t.e, t.o))})}));
+  }
   StmtP row = mkIf(rowInside, interior, edge);
   Block gather{row};
   for (size_t m = D - 1; m-- > 0;) {
-    if (m == 0 && !rb.zeros.empty()) {
+    if (m == 0 && !rb.zeros.empty() && !overwrite) {
       // Source slice v0 is read by the target slices up to v0 + omax[0]:
       // after target slice t, slice t - omax[0] is read no more, and is
       // zeroed while it is still in the cache.
@@ -764,6 +838,26 @@ bool nestGatherForm(const GatherContext &cx,
     fast.push_back(nestOver(nest, b));
   }
   append(fast, gather);
+  if (overwrite) {
+    Var *a = cx.shadow(sw->dst), *b = cx.shadow(sw->src);
+    if (ExprP c = regionSwapCondition(*sw))
+      check = check ? conjoin(check, c) : c;
+    fast.insert(fast.begin() + 1,
+                mkComment(a->name + " holds zero or stale values on the "
+                          "region since the swap back: each element there "
+                          "takes its first term with =, and " + b->name +
+                          " is left as it is there (zero for the adjoint; "
+                          "the next swap back takes it, or it is zeroed "
+                          "after the loop)"));
+    Block &after = (*cx.zeroAfter)[sw->timeLoop];
+    Block z{mkComment("the adjoint of the region of " + sw->src->name +
+                      " is zero: clear what the gathers left")};
+    append(z, zeroRegion(*sw, cx.newVar, b));
+    if (check)
+      after.push_back(mkIf(check, z, {}));
+    else
+      append(after, z);
+  }
   if (!check) {
     append(out, fast);
     return true;

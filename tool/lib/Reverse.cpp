@@ -1408,7 +1408,10 @@ public:
       fwd.push_back(mkAssign(mkVar(b), "=", mkVar(fresh)));
     Block rev{mkComment(
         "adjoint of the " + what + " (" + bb->name +
-        " is zero on the region): exchange back" +
+        (zeroAfter.count(sc.timeLoop)
+             ? " is zero on the region, or stale where it stands for zero"
+             : " is zero on the region") +
+        "): exchange back" +
         (sc.reverseReadsNeither ? " the adjoints (the rest of the reverse "
                                   "sweep reads neither buffer)"
                                 : "") +
@@ -1590,9 +1593,12 @@ public:
         gatherForm(gatherContext(), i, lo, first, body.second, *s, gather,
                    overwriteOf(s.get())))
       append(rev, gather);
+    // (The CUDA target keeps the zeroing gather: an overwriting one needs
+    // a zeroing of the region on the host after the time loop.)
     else if (child && nestGatherForm(gatherContext(), rec.levels,
                                      rec.innerBody, *rec.innerPrimal,
-                                     rec.plain, gather))
+                                     rec.plain, gather,
+                                     M.cuda ? nullptr : overwriteOf(s.get())))
       append(rev, gather);
     else
       rev.push_back(r);
