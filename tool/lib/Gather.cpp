@@ -27,6 +27,102 @@ ExprP replaceVar(const ExprP &e, const Var *v, const ExprP &with) {
   return c;
 }
 
+/// A coefficient of a gathered term: literals and stable scalars, none of
+/// them a counter, with unary minus and + - * /, so that the compiler
+/// computes it once, outside the loop.
+bool invariantCoef(const ExprP &e, const std::set<const Var *> &counters) {
+  switch (e->kind) {
+  case Expr::IntLit:
+  case Expr::FloatLit:
+    return true;
+  case Expr::VarRef:
+    return e->var->type.ptrDepth == 0 && e->var->type.dims.empty() &&
+           isStable(e->var) && !counters.count(e->var);
+  case Expr::Unary:
+    return e->text == "-" && invariantCoef(e->ops[0], counters);
+  case Expr::Binary:
+    return (e->text == "+" || e->text == "-" || e->text == "*" ||
+            e->text == "/") &&
+           invariantCoef(e->ops[0], counters) &&
+           invariantCoef(e->ops[1], counters);
+  default:
+    return false;
+  }
+}
+
+/// e as coef * r: r an element of a double adjoint array, coef an
+/// invariant coefficient (null for 1).
+bool splitCoef(const GatherContext &cx, const ExprP &e,
+               const std::set<const Var *> &counters, ExprP &coef,
+               ExprP &r) {
+  if (e->kind == Expr::Index && e->ops[0]->kind == Expr::VarRef &&
+      cx.isShadow(e->ops[0]->var) &&
+      e->ops[0]->var->type.elem == Scalar::Double) {
+    coef = nullptr;
+    r = e;
+    return true;
+  }
+  if (e->kind == Expr::Unary && e->text == "-") {
+    if (!splitCoef(cx, e->ops[0], counters, coef, r))
+      return false;
+    coef = mkUnary("-", coef ? coef : mkFloat("1.0"));
+    return true;
+  }
+  if (e->kind == Expr::Binary && e->text == "*")
+    for (int side = 0; side < 2; ++side) {
+      const ExprP &k = e->ops[side];
+      if (invariantCoef(k, counters) &&
+          splitCoef(cx, e->ops[1 - side], counters, coef, r)) {
+        coef = coef ? mkBinary("*", k, coef) : k;
+        return true;
+      }
+    }
+  return false;
+}
+
+/// The sum of a target's terms, those that read the same adjoint element
+/// folded into one, (k1 + k2) * r, at the place of the first: the 7-point
+/// stencil's `un_b[c] + ... + -(6.0 * (nu * un_b[c]))` reads un_b[c] once
+/// and multiplies once.  (The hand-written adjoint's `(1 - 6 nu) l[i]`;
+/// rounding differs from the unfolded sum by an ulp or so.)  Terms not of
+/// the form coef * r stay as they are.
+ExprP foldedSum(const GatherContext &cx, const std::vector<ExprP> &es,
+                const std::set<const Var *> &counters) {
+  struct Group {
+    ExprP first, r;
+    std::vector<ExprP> coefs;
+  };
+  std::vector<Group> groups;
+  std::map<std::string, size_t> at;
+  for (const ExprP &e : es) {
+    ExprP coef, r;
+    if (!splitCoef(cx, e, counters, coef, r)) {
+      groups.push_back({e, nullptr, {}});
+      continue;
+    }
+    std::string key = printExpr(r);
+    auto it = at.find(key);
+    if (it == at.end()) {
+      at[key] = groups.size();
+      groups.push_back({e, r, {coef ? coef : mkFloat("1.0")}});
+    } else {
+      groups[it->second].coefs.push_back(coef ? coef : mkFloat("1.0"));
+    }
+  }
+  ExprP sum;
+  for (const Group &g : groups) {
+    ExprP e = g.first;
+    if (g.coefs.size() > 1) {
+      ExprP k;
+      for (const ExprP &c : g.coefs)
+        k = k ? mkBinary("+", k, c) : c;
+      e = mkBinary("*", k, g.r);
+    }
+    sum = sum ? mkBinary("+", sum, e) : e;
+  }
+  return sum;
+}
+
 CType intCType() {
   CType t;
   t.elem = Scalar::Int;
@@ -359,7 +455,7 @@ bool gatherForm(const GatherContext &cx, Var *i, const ExprP &L,
                   bool zero) {
     Var *j = cx.newVar("mpiad_j", it);
     j->declaredInForInit = true;
-    ExprP sum;
+    std::vector<ExprP> sumTerms;
     Block guardedBody;
     auto inRange = [&](const ExprP &p) {
       return mkBinary("&&", mkBinary(">=", p, L), mkBinary("<=", p, H));
@@ -372,8 +468,9 @@ bool gatherForm(const GatherContext &cx, Var *i, const ExprP &L,
         guardedBody.push_back(
             mkIf(inRange(p), {mkAssign(tj, "+=", e)}));
       else
-        sum = sum ? mkBinary("+", sum, e) : e;
+        sumTerms.push_back(e);
     }
+    ExprP sum = guarded ? nullptr : foldedSum(cx, sumTerms, {j});
     auto r = std::make_shared<Stmt>();
     r->kind = Stmt::For;
     r->init = mkDecl(j, from);
@@ -770,11 +867,11 @@ bool nestGatherForm(const GatherContext &cx,
                                   minE(plusConst(in.lo, omax[D - 1] - 1),
                                        plusConst(in.hi, omax[D - 1])),
                                   D - 1));
-  ExprP sum;
-  for (const Term &t : terms) {
-    ExprP e = shifted(t.e, t.o);
-    sum = sum ? mkBinary("+", sum, e) : e;
-  }
+  std::vector<ExprP> sumTerms;
+  for (const Term &t : terms)
+    sumTerms.push_back(shifted(t.e, t.o));
+  std::set<const Var *> counterSet(counters.begin(), counters.end());
+  ExprP sum = foldedSum(cx, sumTerms, counterSet);
   interior.push_back(upLoop(in.v, plusConst(in.lo, omax[D - 1]),
                             plusConst(in.hi, omin[D - 1]),
                             {mkAssign(tj, overwrite ? "=" : "+=", sum)}));

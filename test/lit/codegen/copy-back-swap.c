@@ -5,6 +5,8 @@
 // the adjoints, with no pass over the arrays.  The adjoint of the stencil
 // loop before it then overwrites u_b (which holds garbage since the swap)
 // and leaves unew_b unzeroed, which is cleared once after the time loop.
+// Its terms that read the same element of unew_b are folded into one
+// (Gather.cpp foldedSum): `(1.0 + -(2.0 * nu)) * unew_b[j]`.
 // The reverse-mode functions after the first break one condition each and
 // keep the copy or the adding gather (BufferSwap.cpp lists the conditions);
 // three of them are copies of a region instead (codegen/region_swap.c): a
@@ -67,7 +69,7 @@ double heat(const double *u0, int n, int T, double nu) {
 // CHECK-NEXT: for (int [[J1:mpiad_j[0-9]+]] = 0; [[J1]] <= (1 < n - 1 ? 1 : n - 1); [[J1]]++) {
 // CHECK-NEXT: u_b{{\[}}[[J1]]{{\]}} = 0;
 // CHECK: for (int [[J2:mpiad_j[0-9]+]] = 2; [[J2]] <= n - 3; [[J2]]++) {
-// CHECK-NEXT: u_b{{\[}}[[J2]]{{\]}} = unew_b{{\[}}[[J2]]{{\]}} + nu * unew_b{{\[}}[[J2]] + 1{{\]}} + -(2.0 * (nu * unew_b{{\[}}[[J2]]{{\]}})) + nu * unew_b{{\[}}[[J2]] - 1{{\]}};
+// CHECK-NEXT: u_b{{\[}}[[J2]]{{\]}} = (1.0 + -(2.0 * nu)) * unew_b{{\[}}[[J2]]{{\]}} + nu * unew_b{{\[}}[[J2]] + 1{{\]}} + nu * unew_b{{\[}}[[J2]] - 1{{\]}};
 // CHECK-NEXT: }
 // CHECK-NEXT: for (int [[J3:mpiad_j[0-9]+]] = 2 > n - 2 ? 2 : n - 2; [[J3]] <= n - 1; [[J3]]++) {
 // CHECK-NEXT: u_b{{\[}}[[J3]]{{\]}} = 0;
@@ -114,7 +116,7 @@ double lateboundary(const double *u0, int n, int T, double nu) {
 // CHECK-NOT: the gather overwrites
 // CHECK: u_b[n - 1] += unew_b[n - 1];
 // CHECK: for (int [[K2:mpiad_j[0-9]+]] = 2; [[K2]] <= n - 3; [[K2]]++) {
-// CHECK-NEXT: u_b{{\[}}[[K2]]{{\]}} += unew_b{{\[}}[[K2]]{{\]}}
+// CHECK-NEXT: u_b{{\[}}[[K2]]{{\]}} += (1.0 + -(2.0 * nu)) * unew_b{{\[}}[[K2]]{{\]}}
 // CHECK-NEXT: unew_b{{\[}}[[K2]] - 1{{\]}} = 0;
 // CHECK-NOT: clear what the gathers left
 // CHECK: return mpiad_ret;
