@@ -1264,12 +1264,32 @@ public:
     }
   }
 
+  /// The counters of the counted loops around the statement being
+  /// reversed (not a kernel's): the reversed loop sets its counter to each
+  /// iteration's value again, and a counted loop's body never assigns it.
+  std::set<Var *> enclosingCounters;
+  /// e's variables are the same in the reverse of the statement: stable,
+  /// computed again before it, or counters of the loops around it.
+  bool sameInReverse(const ExprP &e) {
+    std::set<Var *> vs;
+    collectVars(e, vs);
+    for (Var *v : vs)
+      if (!isStable(v) && !againBefore.count(v) &&
+          !enclosingCounters.count(v))
+        return false;
+    return true;
+  }
+
   Pair ifStmt(const StmtP &s) {
     Pair a = block(s->body), b = block(s->elseBody);
     Block fwd, rev;
     if (a.second.empty() && b.second.empty())
       return {{mkIf(s->cond, a.first, b.first)}, {}};
+    // A branch on the counters of the loops around it (`if (j == 1)`,
+    // `if (first + j - 1 == TPOINTS)` with the counter a variable of the
+    // function) is taken again, not recorded.
     if (stableExpr(s->cond) || stableOrAgain(s->cond) ||
+        sameInReverse(s->cond) ||
         (!kernelStable.empty() && stableInKernel(s->cond))) {
       fwd.push_back(mkIf(s->cond, a.first, b.first));
       rev.push_back(mkIf(s->cond, a.second, b.second));
@@ -1455,7 +1475,11 @@ public:
     bool kernel = M.cuda && s->parallel;
     if (kernel)
       parallelBody = &s->body;
+    bool counted = !kernel && s->loopStep != 0 && s->loopVar &&
+                   enclosingCounters.insert(s->loopVar).second;
     Pair body = block(s->body);
+    if (counted)
+      enclosingCounters.erase(s->loopVar);
     if (kernel) {
       parallelBody = nullptr;
       kernelStable.clear();
