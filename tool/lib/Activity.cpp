@@ -129,6 +129,26 @@ void checkExternalCalls(const ExprP &e, Function &f, const Frontend &fe,
                          v->userName + ", n))");
           return;
         }
+        if (e->text == "qsort") {
+          diag.error(e->loc,
+                     "mpiad cannot follow the permutation that 'qsort' "
+                     "applies to '" + v->userName +
+                         "', whose values carry derivatives: sort with a "
+                         "function defined in this file (an insertion sort, "
+                         "or a merge of sorted runs) so that the adjoint can "
+                         "move each derivative with its value");
+          return;
+        }
+        if (a->ptrDepth > 0) {
+          diag.error(e->loc,
+                     "external function '" + e->text +
+                         "' is passed the data of '" + v->userName +
+                         "', whose values carry derivatives, and mpiad "
+                         "cannot see what it reads or writes there: define "
+                         "the function in this file, or for a communication "
+                         "wrapper add a comm rule (docs/rules.md)");
+          return;
+        }
         diag.error(e->loc, "no derivative known for external function '" +
                                e->text + "' (its argument depends on '" +
                                v->userName +

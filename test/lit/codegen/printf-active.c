@@ -9,7 +9,7 @@
 // CHECK:      /* reverse sweep */
 // CHECK-NOT:  {{^}}  printf
 // CHECK:      return mpiad_ret;
-// ERR: printf-active.c:[[# @LINE + 14]]:3: error: no derivative known for external function 'record'
+// ERR: printf-active.c:[[# @LINE + 14]]:3: error: external function 'record' is passed the data of
 #include <stdio.h>
 
 void record(double *p);
