@@ -22,6 +22,24 @@ const char *mpiad_result_string(mpiad_result_t r) {
   return "unknown mpiad result";
 }
 
+mpiad_result_t mpiad_ensure(mpiad_result_t r, const char *call,
+                            const char *file, int line) {
+  if (r == MPIAD_SUCCESS)
+    return r;
+  fprintf(stderr,
+          "%s:%d: mpiad: %s failed: %s (%s); stopping, as a derivative "
+          "computed past this point would be wrong (docs/errors.md)\n",
+          file, line, call, mpiad_result_string(r),
+          r == MPIAD_ERR_ARG     ? "an argument the adjoint cannot use, "
+                                   "such as counts that differ between the "
+                                   "two sides of a collective"
+          : r == MPIAD_ERR_NOMEM ? "out of memory"
+                                 : "an MPI call returned an error");
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  return r;
+}
+
 double mpiad_root_factor(MPI_Comm comm) {
   int rank = -1;
   if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)

@@ -1182,8 +1182,103 @@ mpiad_result_t mpiad_sendrecv_replace_tan(void *buf, void *buf_d, int count,
                                           int source, int recvtag,
                                           MPI_Comm comm, MPI_Status *status);
 
+/** Checks the result of a runtime call made by generated code: on anything
+ *  but MPIAD_SUCCESS it prints `file:line: mpiad: call failed: CODE` on
+ *  stderr and calls MPI_Abort on MPI_COMM_WORLD; otherwise it returns r. */
+mpiad_result_t mpiad_ensure(mpiad_result_t r, const char *call,
+                            const char *file, int line);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+/* Every runtime call that can fail goes through mpiad_ensure, so that a
+ * failure (an argument the adjoint cannot use, no memory, an MPI error)
+ * stops the program at the user's line (the generated code carries #line)
+ * instead of leaving a wrong gradient.  Define MPIAD_RETURN_ERRORS before
+ * including this header to get the result codes back instead (the
+ * runtime's own tests do); the runtime itself is built with
+ * MPIAD_IMPL_BUILDING.  (Variadic macros: C99 and later, and C++; a C89
+ * caller gets the result codes.) */
+#if !defined(MPIAD_RETURN_ERRORS) && !defined(MPIAD_IMPL_BUILDING) &&     \
+    (defined(__cplusplus) ||                                                   \
+     (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L))
+#define mpiad_allgather_rev(...) mpiad_ensure(mpiad_allgather_rev(__VA_ARGS__), "mpiad_allgather_rev", __FILE__, __LINE__)
+#define mpiad_allgather_rev_typed(...) mpiad_ensure(mpiad_allgather_rev_typed(__VA_ARGS__), "mpiad_allgather_rev_typed", __FILE__, __LINE__)
+#define mpiad_allgatherv_rev(...) mpiad_ensure(mpiad_allgatherv_rev(__VA_ARGS__), "mpiad_allgatherv_rev", __FILE__, __LINE__)
+#define mpiad_allgatherv_rev_typed(...) mpiad_ensure(mpiad_allgatherv_rev_typed(__VA_ARGS__), "mpiad_allgatherv_rev_typed", __FILE__, __LINE__)
+#define mpiad_allreduce_fwd(...) mpiad_ensure(mpiad_allreduce_fwd(__VA_ARGS__), "mpiad_allreduce_fwd", __FILE__, __LINE__)
+#define mpiad_allreduce_rev(...) mpiad_ensure(mpiad_allreduce_rev(__VA_ARGS__), "mpiad_allreduce_rev", __FILE__, __LINE__)
+#define mpiad_allreduce_tan(...) mpiad_ensure(mpiad_allreduce_tan(__VA_ARGS__), "mpiad_allreduce_tan", __FILE__, __LINE__)
+#define mpiad_alltoall_rev(...) mpiad_ensure(mpiad_alltoall_rev(__VA_ARGS__), "mpiad_alltoall_rev", __FILE__, __LINE__)
+#define mpiad_alltoall_rev_typed(...) mpiad_ensure(mpiad_alltoall_rev_typed(__VA_ARGS__), "mpiad_alltoall_rev_typed", __FILE__, __LINE__)
+#define mpiad_alltoallv_rev(...) mpiad_ensure(mpiad_alltoallv_rev(__VA_ARGS__), "mpiad_alltoallv_rev", __FILE__, __LINE__)
+#define mpiad_alltoallv_rev_typed(...) mpiad_ensure(mpiad_alltoallv_rev_typed(__VA_ARGS__), "mpiad_alltoallv_rev_typed", __FILE__, __LINE__)
+#define mpiad_alltoallw_rev(...) mpiad_ensure(mpiad_alltoallw_rev(__VA_ARGS__), "mpiad_alltoallw_rev", __FILE__, __LINE__)
+#define mpiad_batch_allreduce(...) mpiad_ensure(mpiad_batch_allreduce(__VA_ARGS__), "mpiad_batch_allreduce", __FILE__, __LINE__)
+#define mpiad_bcast_rev(...) mpiad_ensure(mpiad_bcast_rev(__VA_ARGS__), "mpiad_bcast_rev", __FILE__, __LINE__)
+#define mpiad_complete_rev(...) mpiad_ensure(mpiad_complete_rev(__VA_ARGS__), "mpiad_complete_rev", __FILE__, __LINE__)
+#define mpiad_exscan_rev(...) mpiad_ensure(mpiad_exscan_rev(__VA_ARGS__), "mpiad_exscan_rev", __FILE__, __LINE__)
+#define mpiad_gather_rev(...) mpiad_ensure(mpiad_gather_rev(__VA_ARGS__), "mpiad_gather_rev", __FILE__, __LINE__)
+#define mpiad_gather_rev_typed(...) mpiad_ensure(mpiad_gather_rev_typed(__VA_ARGS__), "mpiad_gather_rev_typed", __FILE__, __LINE__)
+#define mpiad_gatherv_rev(...) mpiad_ensure(mpiad_gatherv_rev(__VA_ARGS__), "mpiad_gatherv_rev", __FILE__, __LINE__)
+#define mpiad_gatherv_rev_typed(...) mpiad_ensure(mpiad_gatherv_rev_typed(__VA_ARGS__), "mpiad_gatherv_rev_typed", __FILE__, __LINE__)
+#define mpiad_iallgather_fwd(...) mpiad_ensure(mpiad_iallgather_fwd(__VA_ARGS__), "mpiad_iallgather_fwd", __FILE__, __LINE__)
+#define mpiad_iallgather_tan(...) mpiad_ensure(mpiad_iallgather_tan(__VA_ARGS__), "mpiad_iallgather_tan", __FILE__, __LINE__)
+#define mpiad_iallreduce_fwd(...) mpiad_ensure(mpiad_iallreduce_fwd(__VA_ARGS__), "mpiad_iallreduce_fwd", __FILE__, __LINE__)
+#define mpiad_iallreduce_tan(...) mpiad_ensure(mpiad_iallreduce_tan(__VA_ARGS__), "mpiad_iallreduce_tan", __FILE__, __LINE__)
+#define mpiad_ibcast_fwd(...) mpiad_ensure(mpiad_ibcast_fwd(__VA_ARGS__), "mpiad_ibcast_fwd", __FILE__, __LINE__)
+#define mpiad_ibcast_tan(...) mpiad_ensure(mpiad_ibcast_tan(__VA_ARGS__), "mpiad_ibcast_tan", __FILE__, __LINE__)
+#define mpiad_irecv_fwd(...) mpiad_ensure(mpiad_irecv_fwd(__VA_ARGS__), "mpiad_irecv_fwd", __FILE__, __LINE__)
+#define mpiad_irecv_tan(...) mpiad_ensure(mpiad_irecv_tan(__VA_ARGS__), "mpiad_irecv_tan", __FILE__, __LINE__)
+#define mpiad_isend_fwd(...) mpiad_ensure(mpiad_isend_fwd(__VA_ARGS__), "mpiad_isend_fwd", __FILE__, __LINE__)
+#define mpiad_isend_tan(...) mpiad_ensure(mpiad_isend_tan(__VA_ARGS__), "mpiad_isend_tan", __FILE__, __LINE__)
+#define mpiad_issend_fwd(...) mpiad_ensure(mpiad_issend_fwd(__VA_ARGS__), "mpiad_issend_fwd", __FILE__, __LINE__)
+#define mpiad_issend_tan(...) mpiad_ensure(mpiad_issend_tan(__VA_ARGS__), "mpiad_issend_tan", __FILE__, __LINE__)
+#define mpiad_neighbor_allgather_rev(...) mpiad_ensure(mpiad_neighbor_allgather_rev(__VA_ARGS__), "mpiad_neighbor_allgather_rev", __FILE__, __LINE__)
+#define mpiad_neighbor_allgatherv_rev(...) mpiad_ensure(mpiad_neighbor_allgatherv_rev(__VA_ARGS__), "mpiad_neighbor_allgatherv_rev", __FILE__, __LINE__)
+#define mpiad_neighbor_alltoall_rev(...) mpiad_ensure(mpiad_neighbor_alltoall_rev(__VA_ARGS__), "mpiad_neighbor_alltoall_rev", __FILE__, __LINE__)
+#define mpiad_neighbor_alltoallv_rev(...) mpiad_ensure(mpiad_neighbor_alltoallv_rev(__VA_ARGS__), "mpiad_neighbor_alltoallv_rev", __FILE__, __LINE__)
+#define mpiad_recv_fwd(...) mpiad_ensure(mpiad_recv_fwd(__VA_ARGS__), "mpiad_recv_fwd", __FILE__, __LINE__)
+#define mpiad_recv_rev(...) mpiad_ensure(mpiad_recv_rev(__VA_ARGS__), "mpiad_recv_rev", __FILE__, __LINE__)
+#define mpiad_recv_tan(...) mpiad_ensure(mpiad_recv_tan(__VA_ARGS__), "mpiad_recv_tan", __FILE__, __LINE__)
+#define mpiad_reduce_fwd(...) mpiad_ensure(mpiad_reduce_fwd(__VA_ARGS__), "mpiad_reduce_fwd", __FILE__, __LINE__)
+#define mpiad_reduce_rev(...) mpiad_ensure(mpiad_reduce_rev(__VA_ARGS__), "mpiad_reduce_rev", __FILE__, __LINE__)
+#define mpiad_reduce_scatter_block_rev(...) mpiad_ensure(mpiad_reduce_scatter_block_rev(__VA_ARGS__), "mpiad_reduce_scatter_block_rev", __FILE__, __LINE__)
+#define mpiad_reduce_scatter_rev(...) mpiad_ensure(mpiad_reduce_scatter_rev(__VA_ARGS__), "mpiad_reduce_scatter_rev", __FILE__, __LINE__)
+#define mpiad_reduce_tan(...) mpiad_ensure(mpiad_reduce_tan(__VA_ARGS__), "mpiad_reduce_tan", __FILE__, __LINE__)
+#define mpiad_request_free_fwd(...) mpiad_ensure(mpiad_request_free_fwd(__VA_ARGS__), "mpiad_request_free_fwd", __FILE__, __LINE__)
+#define mpiad_request_free_tan(...) mpiad_ensure(mpiad_request_free_tan(__VA_ARGS__), "mpiad_request_free_tan", __FILE__, __LINE__)
+#define mpiad_scan_rev(...) mpiad_ensure(mpiad_scan_rev(__VA_ARGS__), "mpiad_scan_rev", __FILE__, __LINE__)
+#define mpiad_scatter_rev(...) mpiad_ensure(mpiad_scatter_rev(__VA_ARGS__), "mpiad_scatter_rev", __FILE__, __LINE__)
+#define mpiad_scatter_rev_typed(...) mpiad_ensure(mpiad_scatter_rev_typed(__VA_ARGS__), "mpiad_scatter_rev_typed", __FILE__, __LINE__)
+#define mpiad_scatterv_rev(...) mpiad_ensure(mpiad_scatterv_rev(__VA_ARGS__), "mpiad_scatterv_rev", __FILE__, __LINE__)
+#define mpiad_scatterv_rev_typed(...) mpiad_ensure(mpiad_scatterv_rev_typed(__VA_ARGS__), "mpiad_scatterv_rev_typed", __FILE__, __LINE__)
+#define mpiad_send_fwd(...) mpiad_ensure(mpiad_send_fwd(__VA_ARGS__), "mpiad_send_fwd", __FILE__, __LINE__)
+#define mpiad_send_rev(...) mpiad_ensure(mpiad_send_rev(__VA_ARGS__), "mpiad_send_rev", __FILE__, __LINE__)
+#define mpiad_send_tan(...) mpiad_ensure(mpiad_send_tan(__VA_ARGS__), "mpiad_send_tan", __FILE__, __LINE__)
+#define mpiad_sendrecv_fwd(...) mpiad_ensure(mpiad_sendrecv_fwd(__VA_ARGS__), "mpiad_sendrecv_fwd", __FILE__, __LINE__)
+#define mpiad_sendrecv_replace_fwd(...) mpiad_ensure(mpiad_sendrecv_replace_fwd(__VA_ARGS__), "mpiad_sendrecv_replace_fwd", __FILE__, __LINE__)
+#define mpiad_sendrecv_replace_rev(...) mpiad_ensure(mpiad_sendrecv_replace_rev(__VA_ARGS__), "mpiad_sendrecv_replace_rev", __FILE__, __LINE__)
+#define mpiad_sendrecv_replace_tan(...) mpiad_ensure(mpiad_sendrecv_replace_tan(__VA_ARGS__), "mpiad_sendrecv_replace_tan", __FILE__, __LINE__)
+#define mpiad_sendrecv_rev(...) mpiad_ensure(mpiad_sendrecv_rev(__VA_ARGS__), "mpiad_sendrecv_rev", __FILE__, __LINE__)
+#define mpiad_sendrecv_tan(...) mpiad_ensure(mpiad_sendrecv_tan(__VA_ARGS__), "mpiad_sendrecv_tan", __FILE__, __LINE__)
+#define mpiad_ssend_fwd(...) mpiad_ensure(mpiad_ssend_fwd(__VA_ARGS__), "mpiad_ssend_fwd", __FILE__, __LINE__)
+#define mpiad_ssend_tan(...) mpiad_ensure(mpiad_ssend_tan(__VA_ARGS__), "mpiad_ssend_tan", __FILE__, __LINE__)
+#define mpiad_start_rev(...) mpiad_ensure(mpiad_start_rev(__VA_ARGS__), "mpiad_start_rev", __FILE__, __LINE__)
+#define mpiad_test_fwd(...) mpiad_ensure(mpiad_test_fwd(__VA_ARGS__), "mpiad_test_fwd", __FILE__, __LINE__)
+#define mpiad_test_tan(...) mpiad_ensure(mpiad_test_tan(__VA_ARGS__), "mpiad_test_tan", __FILE__, __LINE__)
+#define mpiad_testall_fwd(...) mpiad_ensure(mpiad_testall_fwd(__VA_ARGS__), "mpiad_testall_fwd", __FILE__, __LINE__)
+#define mpiad_testall_tan(...) mpiad_ensure(mpiad_testall_tan(__VA_ARGS__), "mpiad_testall_tan", __FILE__, __LINE__)
+#define mpiad_wait_fwd(...) mpiad_ensure(mpiad_wait_fwd(__VA_ARGS__), "mpiad_wait_fwd", __FILE__, __LINE__)
+#define mpiad_wait_tan(...) mpiad_ensure(mpiad_wait_tan(__VA_ARGS__), "mpiad_wait_tan", __FILE__, __LINE__)
+#define mpiad_waitall_fwd(...) mpiad_ensure(mpiad_waitall_fwd(__VA_ARGS__), "mpiad_waitall_fwd", __FILE__, __LINE__)
+#define mpiad_waitall_tan(...) mpiad_ensure(mpiad_waitall_tan(__VA_ARGS__), "mpiad_waitall_tan", __FILE__, __LINE__)
+#define mpiad_waitany_fwd(...) mpiad_ensure(mpiad_waitany_fwd(__VA_ARGS__), "mpiad_waitany_fwd", __FILE__, __LINE__)
+#define mpiad_waitany_tan(...) mpiad_ensure(mpiad_waitany_tan(__VA_ARGS__), "mpiad_waitany_tan", __FILE__, __LINE__)
+#define mpiad_waitsome_fwd(...) mpiad_ensure(mpiad_waitsome_fwd(__VA_ARGS__), "mpiad_waitsome_fwd", __FILE__, __LINE__)
+#define mpiad_waitsome_tan(...) mpiad_ensure(mpiad_waitsome_tan(__VA_ARGS__), "mpiad_waitsome_tan", __FILE__, __LINE__)
+#endif
+
 
 #endif /* MPIAD_H */

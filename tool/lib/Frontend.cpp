@@ -2741,6 +2741,10 @@ bool Lowering::run() {
     Var *v = F.newVar(p->getNameAsString(), convertType(p->getType(), fe.ctx_),
                       Var::Param);
     v->loc = p->getLocation();
+    if (fd->getName().starts_with("mpiad_block_L"))
+      if (const auto *ca =
+              fe.ctx_.getAsConstantArrayType(p->getOriginalType()))
+        v->outlinedExtent = (long long)ca->getSize().getZExtValue();
     vars[p] = v;
     F.params.push_back(v);
   }

@@ -111,6 +111,10 @@ struct Var {
   clang::SourceLocation loc;
   bool declaredInForInit = false; // `for (int i = ...)`: scoped to the loop
   bool userInactive = false;      // #pragma mpiad inactive(v)
+  // A parameter of a block's outlined function (Outline.cpp) that is an
+  // array of the enclosing function (`double x[4][4]` there): its outer
+  // extent, exact since the outliner passes that very array; 0 otherwise.
+  long long outlinedExtent = 0;
   // replicas(...): a per-replica scalar stored as an array of exactly
   // `replicaCount` elements, one per replica (Replicas.cpp).
   Var *replicaCount = nullptr;

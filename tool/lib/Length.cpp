@@ -356,6 +356,11 @@ private:
 
 ExprP inferLength(Function &F, Var *p, std::string &why, const Frontend &fe,
                   clang::SourceLocation *where) {
+  // An array of the function that encloses a differentiated block, passed
+  // to the block's outlined function: its declared extent (rows for a
+  // 2-D array, as a pointer to rows counts).
+  if (p->outlinedExtent > 0)
+    return mkInt(p->outlinedExtent);
   // A pointer to rows (`double u[][NY]`) or a row-pointer array (`double
   // **u`): its uses count rows, not elements.  Never guessed: the length
   // must be given (and a row-pointer array has none).

@@ -79,6 +79,12 @@ struct Capture {
   const VarDecl *var;
   bool byPointer = false; // the block assigns it or takes its address
   std::vector<SourceRange> uses;
+  // An array of the enclosing function becomes a pointer parameter of the
+  // outlined function: `&x` and `sizeof x` would change meaning there
+  // (the address of the pointer, its size).  These expressions are
+  // rewritten as what they were: `((double (*)[4][4])x)`,
+  // `sizeof(double[4][4])`.
+  std::vector<SourceRange> addressOf, sizeOf;
 };
 
 /// Finds the captures of a block, and what the block must not contain.
@@ -115,7 +121,7 @@ public:
     auto it = index.find(vd);
     if (it == index.end()) {
       index[vd] = captures.size();
-      captures.push_back({vd, false, {}});
+      captures.push_back({vd, false, {}, {}, {}});
       it = index.find(vd);
     }
     captures[it->second].uses.push_back(e->getSourceRange());
@@ -148,7 +154,33 @@ public:
   bool VisitUnaryOperator(UnaryOperator *u) {
     if (u->isIncrementDecrementOp() || u->getOpcode() == UO_AddrOf)
       assigned(u->getSubExpr());
+    if (u->getOpcode() == UO_AddrOf)
+      if (Capture *c = arrayCapture(u->getSubExpr()))
+        c->addressOf.push_back(u->getSourceRange());
     return true;
+  }
+  bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *e) {
+    if (!e->isArgumentType())
+      if (Capture *c = arrayCapture(e->getArgumentExpr()))
+        c->sizeOf.push_back(e->getSourceRange());
+    return true;
+  }
+  /// The capture that e names, when it is an array of the enclosing
+  /// function.  (A visitor sees `&x` before `x`: the capture is made here.)
+  Capture *arrayCapture(const clang::Expr *e) {
+    const auto *dre = dyn_cast<DeclRefExpr>(e->IgnoreParens());
+    const auto *vd = dre ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
+    if (!vd || !vd->getType()->isConstantArrayType() ||
+        !(vd->hasLocalStorage() || vd->isStaticLocal()) ||
+        inside(vd->getLocation()))
+      return nullptr;
+    auto it = index.find(vd);
+    if (it == index.end()) {
+      index[vd] = captures.size();
+      captures.push_back({vd, false, {}, {}, {}});
+      it = index.find(vd);
+    }
+    return &captures[it->second];
   }
   bool VisitReturnStmt(ReturnStmt *r) {
     diag.error(r->getReturnLoc(),
@@ -437,8 +469,41 @@ private:
                            CharSourceRange::getTokenRange(br), SM,
                            ctx.getLangOpts())
                            .str();
-    std::vector<std::pair<unsigned, std::string>> edits;
+    // Edits of the block's text: offset, length replaced, new text.
+    struct Edit {
+      unsigned off, len;
+      std::string text;
+    };
+    std::vector<Edit> edits;
     unsigned base = SM.getFileOffset(br.getBegin());
+    for (const Capture &c : params_) {
+      QualType t = c.var->getType();
+      std::string ptr, whole;
+      llvm::raw_string_ostream ps(ptr), ws(whole);
+      ctx.getPointerType(t).print(ps, pp);
+      t.print(ws, pp);
+      ps.flush();
+      ws.flush();
+      std::string n = c.var->getNameAsString();
+      for (const auto *list : {&c.addressOf, &c.sizeOf})
+        for (SourceRange r : *list) {
+          if (!r.getBegin().isFileID() || !r.getEnd().isFileID()) {
+            diag.error(r.getBegin(),
+                       "the differentiated block takes the address or size "
+                       "of the array '" + n + "' through a macro; write it "
+                       "out, or declare the array in the block");
+            return;
+          }
+          CharSourceRange cr = CharSourceRange::getTokenRange(r);
+          unsigned from = SM.getFileOffset(cr.getBegin());
+          unsigned to = SM.getFileOffset(
+              Lexer::getLocForEndOfToken(r.getEnd(), 0, SM, ctx.getLangOpts()));
+          edits.push_back({from - base, to - from,
+                           list == &c.addressOf
+                               ? "((" + ptr + ")" + n + ")"
+                               : "sizeof(" + whole + ")"});
+        }
+    }
     for (const Capture &c : params_)
       if (c.byPointer)
         for (SourceRange u : c.uses) {
@@ -452,13 +517,14 @@ private:
                            "out, or declare the variable in the block");
             return;
           }
-          edits.push_back({SM.getFileOffset(l) - base,
-                           c.var->getNameAsString()});
+          std::string n = c.var->getNameAsString();
+          edits.push_back({SM.getFileOffset(l) - base, (unsigned)n.size(),
+                           "(*" + n + ")"});
         }
     std::sort(edits.begin(), edits.end(),
-              [](const auto &a, const auto &b) { return a.first > b.first; });
-    for (const auto &[off, n] : edits)
-      body.replace(off, n.size(), "(*" + n + ")");
+              [](const Edit &a, const Edit &b) { return a.off > b.off; });
+    for (const Edit &e : edits)
+      body.replace(e.off, e.len, e.text);
     if (!locals.empty())
       body.insert(1, locals); // after the '{', on its line
 
