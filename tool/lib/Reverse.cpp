@@ -343,18 +343,6 @@ public:
                                     lv->type, lv->ptrDepth));
   }
 
-  /// Every variable of e is stable or recomputed before (againBefore).
-  bool stableOrAgain(const ExprP &e) {
-    if (againBefore.empty())
-      return false;
-    std::set<Var *> vs;
-    collectVars(e, vs);
-    for (Var *v : vs)
-      if (!isStable(v) && !againBefore.count(v))
-        return false;
-    return true;
-  }
-
   bool stableExpr(const ExprP &e) {
     std::set<Var *> vs;
     collectVars(e, vs);
@@ -1285,11 +1273,11 @@ public:
     Block fwd, rev;
     if (a.second.empty() && b.second.empty())
       return {{mkIf(s->cond, a.first, b.first)}, {}};
-    // A branch on the counters of the loops around it (`if (j == 1)`,
-    // `if (first + j - 1 == TPOINTS)` with the counter a variable of the
-    // function) is taken again, not recorded.
-    if (stableExpr(s->cond) || stableOrAgain(s->cond) ||
-        sameInReverse(s->cond) ||
+    // A branch on values the reverse sees unchanged, also on the counters
+    // of the loops around it (`if (j == 1)`, `if (first + j - 1 ==
+    // TPOINTS)` with the counter a variable of the function), is taken
+    // again, not recorded.
+    if (sameInReverse(s->cond) ||
         (!kernelStable.empty() && stableInKernel(s->cond))) {
       fwd.push_back(mkIf(s->cond, a.first, b.first));
       rev.push_back(mkIf(s->cond, a.second, b.second));
