@@ -152,8 +152,16 @@ static comm_state *state_of(MPI_Comm comm) {
     if (!s)
       FATAL("requests", "out of memory");
     allocations++;
+    /* MPI_TAG_UB is the same for every communicator of the process, but
+     * only MPI_COMM_WORLD is sure to carry it: Open MPI returns none on a
+     * Cartesian communicator (and 32767, the least MPI allows, would limit
+     * the adjoint to tags up to 5). */
     int *ub = NULL, f = 0;
     MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &f);
+    if (!f || !ub) {
+      ub = NULL;
+      MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &f);
+    }
     s->tag_ub = f && ub ? *ub : 32767;
     s->next_state = all_states;
     all_states = s;

@@ -91,10 +91,26 @@ ExprP heapBytes(Function &F, Var *x, const Stmt &loop, std::string &why) {
   return found[0];
 }
 
+/// Is the local pointer x only ever a copy of a parameter (`double *a =
+/// sa0;`)?  Then the parameter's snapshot covers what is written through it.
+bool plainCopy(Function &F, Var *x) {
+  bool any = false, other = false;
+  walk(F.body, [&](Stmt &s, const WalkCtx &) {
+    if (s.kind != Stmt::Assign || !s.lhs || s.lhs->kind != Expr::VarRef ||
+        s.lhs->var != x)
+      return;
+    any = true;
+    other |= s.op != "=" || !s.rhs || s.rhs->kind != Expr::VarRef ||
+             s.rhs->var->kind != Var::Param ||
+             s.rhs->var->type.ptrDepth != x->type.ptrDepth;
+  });
+  return any && !other;
+}
+
 } // namespace
 
 bool checkpointState(Function &F, const Stmt &loop, const Frontend &fe,
-                     Diag *diag, CheckpointState &out) {
+                     Diag *diag, CheckpointState &out, const Annotation *ann) {
   auto fail = [&](clang::SourceLocation loc, const std::string &m) {
     if (diag)
       diag->error(loc.isValid() ? loc : loop.loc, m);
@@ -152,7 +168,10 @@ bool checkpointState(Function &F, const Stmt &loop, const Frontend &fe,
       Var *t = e.target;
       if (!t || inner.count(t))
         continue;
-      if (!t->type.dims.empty()) {
+      // A pointer to rows (`double (*u)[NY]`) has dims but is a pointer:
+      // its snapshot is the rows it points to, not sizeof(u).
+      bool fixedArray = !t->type.dims.empty() && !t->type.ptrToArray;
+      if (fixedArray) {
         arrays.insert(t);
       } else if (t->type.ptrDepth > 0 && e.elementWrite) {
         dataClasses.emplace(aliasRoot(F, t), &s);
@@ -184,7 +203,7 @@ bool checkpointState(Function &F, const Stmt &loop, const Frontend &fe,
       Var *x = vp.get();
       if (aliasRoot(F, x) != root || inner.count(x))
         continue;
-      if (!x->type.dims.empty()) {
+      if (!x->type.dims.empty() && !x->type.ptrToArray) {
         if (!arrays.count(x))
           out.parts.push_back({mkVar(x), sizeofExpr(x->name)});
         arrays.insert(x);
@@ -209,17 +228,40 @@ bool checkpointState(Function &F, const Stmt &loop, const Frontend &fe,
                           "' the checkpointed loop changes: " + why);
         owners.push_back({x, bytes});
       } else if (x->kind == Var::Param) {
-        ExprP len = inferLength(F, x, why, fe);
+        // The length the pragma gives (scratch(w[LEN]), replicated(c[LEN]);
+        // rows for a pointer to rows), else the one its uses give.
+        ExprP len;
+        std::string clause;
+        if (ann) {
+          auto sc = ann->scratchLen.find(x->userName);
+          auto rp = ann->replicatedLen.find(x->userName);
+          if (sc != ann->scratchLen.end())
+            len = mkOpaque("(" + sc->second + ")");
+          else if (rp != ann->replicatedLen.end())
+            len = mkOpaque("(" + rp->second + ")");
+          for (const auto &n : ann->scratch)
+            clause = n.first == x->userName ? "scratch" : clause;
+          for (const auto &n : ann->replicated)
+            clause = n.first == x->userName ? "replicated" : clause;
+        }
         if (!len)
-          return fail(cls.second->loc,
-                      "cannot tell how many elements of '" + x->userName +
-                          "' the checkpointed loop changes" +
-                          (why.empty() ? std::string()
-                                       : " (its index '" + why +
-                                             "' is not a loop counter plus a "
-                                             "constant)"));
+          len = inferLength(F, x, why, fe);
+        if (!len) {
+          std::string unit = x->type.ptrToArray ? "rows" : "elements";
+          std::string m = "cannot tell how many " + unit + " of '" +
+                          x->userName + "' the checkpointed loop changes";
+          if (!why.empty())
+            m += ": its length cannot be inferred from its use '" + why + "'";
+          if (!clause.empty())
+            m += "; give it in the pragma, " + clause + "(" + x->userName +
+                 "[LEN])" + (x->type.ptrToArray ? ", LEN counting rows" : "");
+          else
+            m += "; keep the loop's state in a buffer malloc'd in this "
+                 "function or a fixed array, or remove the checkpoint pragma";
+          return fail(cls.second->loc, m);
+        }
         owners.push_back({x, mkBinary("*", len, mkOpaque(elem, {}, Scalar::Int))});
-      } else {
+      } else if (!plainCopy(F, x)) {
         derived = true;
       }
     }

@@ -26,8 +26,11 @@ struct CheckpointState {
 
 /// Works out the state of `loop`.  On a construct it cannot snapshot it
 /// reports a located error through `diag` (when not null) and returns false.
+/// Lengths written in the pragma (`ann`: scratch(w[LEN]), replicated(c[LEN]))
+/// size the snapshots of those parameters.
 bool checkpointState(Function &F, const Stmt &loop, const Frontend &fe,
-                     Diag *diag, CheckpointState &out);
+                     Diag *diag, CheckpointState &out,
+                     const Annotation *ann = nullptr);
 
 /// The variables of a block that the runtime schedule needs: ck, the
 /// schedule handle (declared with the function's other variables), and the

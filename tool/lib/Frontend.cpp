@@ -84,6 +84,8 @@ static std::string constFieldOf(QualType t) {
   return "";
 }
 
+static bool isIdentifier(const std::string &s);
+
 static bool hasFloatingFields(QualType t) {
   t = t.getCanonicalType();
   while (const auto *at = dyn_cast<ArrayType>(t.getTypePtr()))
@@ -178,6 +180,7 @@ CType convertType(QualType t, const ASTContext &ctx) {
     break;
   }
   r.elem = classify(cur);
+  r.isUnsigned = cur.getCanonicalType()->isUnsignedIntegerType();
   r.floatingFields = r.elem == Scalar::Other && hasFloatingFields(cur);
   if (r.floatingFields)
     r.flatElem = flatElem(cur, ctx);
@@ -250,6 +253,32 @@ private:
     if (r.getBegin().isMacroID() || r.getEnd().isMacroID())
       cr = SM.getExpansionRange(r);
     return Lexer::getSourceText(cr, SM, LO).str();
+  }
+  /// The innermost object-like macro that a whole macro expansion `outer`
+  /// stands for when each level's body is one name: `#define COMM
+  /// MPI_COMM_WORLD` gives MPI_COMM_WORLD, so that the communicator is
+  /// recognised as the one the function runs on.
+  std::string innermostMacro(SourceLocation b, const std::string &outer) {
+    std::vector<SourceLocation> levels; // innermost first
+    for (SourceLocation l = b; l.isMacroID() && levels.size() < 32;) {
+      l = SM.getImmediateExpansionRange(l).getBegin();
+      levels.push_back(l);
+    }
+    std::string name = outer;
+    // levels.back() is the name in the file; walk inwards from the level
+    // below it while each is the single token of the level above.
+    for (size_t k = levels.size(); k-- > 1;) {
+      SourceLocation tok = levels[k - 1];
+      if (!tok.isMacroID() || !Lexer::isAtStartOfMacroExpansion(tok, SM, LO) ||
+          !Lexer::isAtEndOfMacroExpansion(tok, SM, LO))
+        break;
+      std::string inner = Lexer::getSourceText(
+          CharSourceRange::getTokenRange(SM.getSpellingLoc(tok)), SM, LO).str();
+      if (!isIdentifier(inner))
+        break;
+      name = inner;
+    }
+    return name;
   }
   std::string spelling(SourceRange r) {
     return Lexer::getSourceText(
@@ -1093,6 +1122,33 @@ static bool isIdentifier(const std::string &s) {
   return true;
 }
 
+/// Does e read a variable of the program (a parameter, a local or a global
+/// declared outside system headers)?  An object-like macro naming one
+/// (`#define XX x`, `#define KAPPA kappa`) is lowered as its expansion, so
+/// that the variable carries its derivative; only macros of constants and
+/// library objects (N, M_PI, MPI_COMM_WORLD) print as their name.
+static bool namesProgramVariable(const clang::Stmt *e, const SourceManager &SM) {
+  if (!e)
+    return false;
+  if (const auto *dre = dyn_cast<DeclRefExpr>(e))
+    if (const auto *vd = dyn_cast<VarDecl>(dre->getDecl())) {
+      SourceLocation at = SM.getExpansionLoc(vd->getLocation());
+      if (SM.isInMainFile(at))
+        return true;
+      // A header's floating data (`extern double *state;`), not a library's
+      // object (Open MPI's ompi_mpi_comm_world behind MPI_COMM_WORLD).
+      const clang::Type *t = vd->getType().getCanonicalType().getTypePtr();
+      while (t->isPointerType() || t->isArrayType())
+        t = t->getPointeeOrArrayElementType()->getCanonicalTypeInternal().getTypePtr();
+      if (!SM.isInSystemHeader(at) && t->isFloatingType())
+        return true;
+    }
+  for (const clang::Stmt *c : e->children())
+    if (namesProgramVariable(c, SM))
+      return true;
+  return false;
+}
+
 ExprP Lowering::hoistToTemp(ExprP value, QualType t, SourceLocation loc) {
   if (!pre || inCondition) {
     error(loc, "internal: a call to a same-file function where no statement "
@@ -1140,12 +1196,14 @@ ExprP Lowering::lower(const clang::Expr *e) {
   // A whole object-like macro whose body is parenthesised
   // (MPI_STATUS_IGNORE is `((MPI_Status *) 0)`) prints as its name.
   if (isa<ParenExpr>(e) && e->getBeginLoc().isMacroID() &&
+      !namesProgramVariable(e, SM) &&
       Lexer::isAtStartOfMacroExpansion(e->getBeginLoc(), SM, LO) &&
       Lexer::isAtEndOfMacroExpansion(e->getEndLoc(), SM, LO)) {
     std::string t = text(e->getSourceRange());
     if (isIdentifier(t) && !SM.isMacroArgExpansion(e->getBeginLoc())) {
       CType ct = convertType(e->getType(), fe.ctx_);
-      auto x = std::make_shared<mpiad::Expr>(*mkOpaque(t, {}, ct.elem));
+      auto x = std::make_shared<mpiad::Expr>(
+          *mkOpaque(innermostMacro(e->getBeginLoc(), t), {}, ct.elem));
       x->ptrDepth = ct.ptrDepth;
       x->intConstant = isIntConstant(e);
       x->loc = e->getExprLoc();
@@ -1166,11 +1224,13 @@ ExprP Lowering::lower(const clang::Expr *e) {
 
   // A whole object-like macro (M_PI, N, MPI_COMM_WORLD) prints as its name.
   if (!isa<CallExpr>(e) && beginLoc(e).isMacroID() &&
+      !namesProgramVariable(e, SM) &&
       Lexer::isAtStartOfMacroExpansion(beginLoc(e), SM, LO) &&
       Lexer::isAtEndOfMacroExpansion(e->getEndLoc(), SM, LO)) {
     std::string t = text(e->getSourceRange());
     if (isIdentifier(t) && !SM.isMacroArgExpansion(e->getBeginLoc()))
-      return constant(typed(mkOpaque(t, {}, ct.elem)), e);
+      return constant(
+          typed(mkOpaque(innermostMacro(beginLoc(e), t), {}, ct.elem)), e);
   }
 
   if (const auto *ice = dyn_cast<ImplicitCastExpr>(e)) {
@@ -1546,8 +1606,18 @@ bool Lowering::lowerComm(const CallExpr *ce, Block &out) {
       std::set<Var *> used;
       if (x)
         collectVars(x, used);
-      auto op = std::make_shared<mpiad::Expr>(*mkOpaque(
-          text(a->getSourceRange()), std::vector<Var *>(used.begin(), used.end())));
+      // A macro standing for a library handle is printed as the handle
+      // (`#define COMM MPI_COMM_WORLD`: the function's communicator).
+      std::string t = text(a->getSourceRange());
+      if (x && x->kind == mpiad::Expr::Opaque && used.empty() &&
+          isIdentifier(t) && isIdentifier(x->text))
+        t = x->text;
+      // ... and one standing for a variable as the variable (`#define MC
+      // comm`), which the replication analysis then recognises.
+      if (x && x->kind == mpiad::Expr::VarRef && isIdentifier(t))
+        t = x->var->userName;
+      auto op = std::make_shared<mpiad::Expr>(
+          *mkOpaque(t, std::vector<Var *>(used.begin(), used.end())));
       op->loc = a->getExprLoc();
       // An MPI_Datatype that is neither a predefined handle nor a local
       // contiguous type: a derived datatype, whatever made it.  (NCCL's

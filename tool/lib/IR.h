@@ -37,6 +37,9 @@ struct CType {
   // structs and arrays included, without padding: in memory, an array of
   // that element (MPI may send it as MPI_FLOAT or MPI_DOUBLE).
   Scalar flatElem = Scalar::Other;
+  // An unsigned integer (size_t, unsigned, uint8_t): a reversed loop
+  // counting down to zero cannot test `i >= 0`.
+  bool isUnsigned = false;
   std::string base;              // e.g. "double", "const double", "MPI_Comm"
   std::string declFmt; // full declarator with @N@ for the name, for types
                        // such as function pointers; empty for simple types

@@ -42,9 +42,15 @@ public:
     // replaces the one it was made from, which the program no longer frees:
     // only the last is released.
     std::map<Var *, const Stmt *> lastCreate;
-    walk(F.body, [&](Stmt &st, const WalkCtx &) {
-      if (st.kind != Stmt::Comm)
-        return;
+    auto visit = [&](auto onComm, auto onAssign) {
+      walk(F.body, [&](Stmt &st, const WalkCtx &) {
+        if (st.kind == Stmt::Comm)
+          onComm(st);
+        else
+          onAssign(st);
+      });
+    };
+    visit([&](Stmt &st) {
       const CommRule &r = *st.comm.rule;
       if (!r.creates.empty())
         if (Var *c = baseVar(st.comm.args[r.argIndex(r.creates)])) {
@@ -57,13 +63,31 @@ public:
           lastCreate[c] = &st;
         }
       if (!r.releases.empty())
-        if (Var *c = baseVar(st.comm.args[r.argIndex(r.releases)]))
+        if (Var *c = baseVar(st.comm.args[r.argIndex(r.releases)])) {
+          // A copy of a handle created here (`t = mkcol(n)` inlined: the
+          // helper's local made it) releases the one it copies.
+          auto o = handleOrigin.find(c);
+          if (o != handleOrigin.end())
+            releasedCopies.insert(c), c = o->second;
           if (createdComms.count(c)) {
             deferredRelease[c] = st.comm.name;
             // MPI_Comm_free(&c), but ncclCommDestroy(c): as written.
             releaseByValue[c] =
                 st.comm.args[r.argIndex(r.releases)]->kind != Expr::AddrOf;
           }
+        }
+    }, [&](Stmt &st) {
+      // Handle copies, in program order: `t = t_2`.
+      if (st.kind == Stmt::Assign && st.op == "=" && st.lhs &&
+          st.lhs->kind == Expr::VarRef && st.rhs &&
+          st.rhs->kind == Expr::VarRef && st.lhs->var != st.rhs->var) {
+        Var *from = st.rhs->var;
+        auto o = handleOrigin.find(from);
+        if (o != handleOrigin.end())
+          from = o->second;
+        if (createdComms.count(from))
+          handleOrigin[st.lhs->var] = from;
+      }
     });
   }
 
@@ -1515,8 +1539,16 @@ public:
     Block fwd, rev;
     Var *i = s->loopVar;
     if (body.second.empty()) {
+      // Nothing to reverse but, possibly, the range's record: a loop whose
+      // statements have no adjoint (`v[i] += 1.0`) still overwrites what
+      // the reverse of earlier statements reads.
+      append(fwd, rangeBefore);
       append(fwd, vecBefore);
+      append(fwd, recBefore);
       fwd.push_back(loop);
+      append(rev, rangeRestore);
+      append(rev, rangeAfter);
+      append(rev, recAfter);
       return {fwd, rev};
     }
     // Loop header assignment `i = lo` (when i is declared outside).
@@ -1556,6 +1588,14 @@ public:
     r->init = i->declaredInForInit ? mkDecl(i, first)
                                    : mkAssign(mkVar(i), "=", first);
     r->cond = mkBinary(cmp, mkVar(i), lo);
+    // An unsigned counter counting down to zero never goes below it:
+    // `(T)(i + 1) > lo` ends where i wraps round (`i >= 0` never would).
+    bool wraps = i->type.isUnsigned && s->loopStep > 0;
+    if (wraps)
+      r->cond = mkBinary(
+          ">",
+          mkCast(i->type.base, mkBinary("+", mkVar(i), mkInt(1)), Scalar::Int),
+          lo);
     r->step = mkAssign(mkVar(i), op, mkInt(1));
     r->body = body.second;
     // The reversed loop is parallel too (any order of independent
@@ -1572,7 +1612,7 @@ public:
     // loop variables of its own, and a read of the counter after the
     // reversed loop would need its value from before the loop, which the
     // tape restores (initTaped), not the reversed loop's last one.
-    bool nestable = !kernel && s->loopStep > 0 && rev.empty() &&
+    bool nestable = !kernel && !wraps && s->loopStep > 0 && rev.empty() &&
                     rangeBefore.empty() && rangeRestore.empty() &&
                     rangeAfter.empty() && recAfter.empty() && !initTaped &&
                     !zeroAfter.count(s.get());
@@ -1601,7 +1641,7 @@ public:
     }
     append(rev, rangeRestore);
     Block gather;
-    if (!kernel && s->loopStep > 0 && i->declaredInForInit &&
+    if (!kernel && !wraps && s->loopStep > 0 && i->declaredInForInit &&
         gatherForm(gatherContext(), i, lo, first, body.second, *s, gather,
                    overwriteOf(s.get())))
       append(rev, gather);
@@ -1640,7 +1680,7 @@ public:
       return {{loop}, {}};
     }
     CheckpointState state;
-    if (!checkpointState(F, *s, M.fe_, dry ? nullptr : &diag, state)) {
+    if (!checkpointState(F, *s, M.fe_, dry ? nullptr : &diag, state, &R.ann)) {
       failed = true;
       return {};
     }
@@ -1879,6 +1919,8 @@ public:
     // Deferred release of a communicator created here.
     if (!r.releases.empty()) {
       Var *c = baseVar(arg(r.releases));
+      if (c && handleOrigin.count(c) && releasedCopies.count(c))
+        c = handleOrigin[c];
       if (c && deferredRelease.count(c)) {
         return {{mkComment(s->comm.name + "(" + printExpr(arg(r.releases)) +
                            ") happens in the reverse sweep")},
@@ -2126,6 +2168,10 @@ public:
     return {fwd, rev};
   }
   std::set<Var *> createdComms;
+  /// Copies of created handles (`t = t_2`), each to the handle it copies,
+  /// and those of them that the primal releases.
+  std::map<Var *, Var *> handleOrigin;
+  std::set<Var *> releasedCopies;
   std::set<const Stmt *> replacedCreates; // their handle is made anew from it
   std::string sweepBarrier; // communicator to synchronise between sweeps
 
@@ -3547,9 +3593,19 @@ const Module::CalleeNames *Module::callee(const std::string &name,
   // Arguments that are the same pointer: the helper reads and writes one
   // array through the first of those parameters, so that its analyses see
   // the aliasing.
+  // When one of them is written (`h(t, t, n)` with `h(const double *a,
+  // double *b, int n)`), the one kept loses its const.
   for (size_t k = 0; k < pat.sameAs.size() && k < F.params.size(); ++k)
-    if (pat.sameAs[k] >= 0)
-      renameVar(F.body, F.params[k], F.params[pat.sameAs[k]]);
+    if (pat.sameAs[k] >= 0) {
+      Var *kept = F.params[pat.sameAs[k]];
+      if (kept->type.isConst && !F.params[k]->type.isConst) {
+        kept->type.isConst = false;
+        if (kept->type.base.rfind("const ", 0) == 0)
+          kept->type.base = kept->type.base.substr(6);
+        kept->type.declFmt.clear();
+      }
+      renameVar(F.body, F.params[k], kept);
+    }
   CalleeNames names;
   names.key = key;
   names.fwd = uniqueName("mpiad_fwd_" + name);
