@@ -1182,6 +1182,24 @@ mpiad_result_t mpiad_sendrecv_replace_tan(void *buf, void *buf_d, int count,
                                           int source, int recvtag,
                                           MPI_Comm comm, MPI_Status *status);
 
+/* --- The read verifier (mpiad-cc --verify) ------------------------------- */
+
+/** Keeps v, a value the adjoint of the next statement will read (generated
+ *  code only, with --verify). */
+void mpiad_verify_push(double v);
+/** Compares got, the value of `expr` the reverse sweep is about to read at
+ *  the user's statement `where` ("file:line"), with the value kept last by
+ *  mpiad_verify_push; on a difference prints both, with the counters of the
+ *  enclosing loops (`counters` their names, `values` their values), and
+ *  stops the program (MPI_Abort). */
+void mpiad_verify_check(double got, const char *expr, const char *where,
+                        const char *counters, const long long *values,
+                        int nvalues);
+/** Values kept and not yet checked (0 after each complete F_b call). */
+size_t mpiad_verify_pending(void);
+/** Values checked since the program started. */
+long long mpiad_verify_checks(void);
+
 /** Checks the result of a runtime call made by generated code: on anything
  *  but MPIAD_SUCCESS it prints `file:line: mpiad: call failed: CODE` on
  *  stderr and calls MPI_Abort on MPI_COMM_WORLD; otherwise it returns r. */

@@ -83,8 +83,16 @@ if getattr(config, "mpiad_gpu_built", False):
             pass
 
 mpiad_cc = os.path.join(bin_dir, "mpiad-cc")
+# --param verify=1: every adjoint the tests build checks its reads against the
+# forward sweep (mpiad-cc --verify, docs/errors.md); generated-text tests
+# (%mpiad-emit) are unchanged.
+verify = lit_config.params.get("verify", "0") not in ("", "0")
+if verify:
+    config.available_features.add("verify")
+    mpiad_cc += " --verify"
 # Longer names first: lit applies substitutions in order.
-config.substitutions.append(("%mpiad-emit", mpiad_cc + " --emit-source"))
+config.substitutions.append(
+    ("%mpiad-emit", os.path.join(bin_dir, "mpiad-cc") + " --emit-source"))
 config.substitutions.append(("%libmpiad_gpu", os.path.join(obj, "lib", "libmpiad_gpu.a")))
 config.substitutions.append(("%mpiad-cc", mpiad_cc + sanflags))
 config.substitutions.append(("%mpicc", "mpicc" + sanflags))

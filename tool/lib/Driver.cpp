@@ -72,6 +72,9 @@ const char *kHelp =
     "                       kernels, compiled by nvcc and linked with\n"
     "                       libmpiad_gpu (files without marked functions stay C)\n"
     "options:\n"
+    "  --verify             the read verifier: the adjoint checks every value\n"
+    "                       its reverse sweep reads against the forward sweep's\n"
+    "                       and stops at the first difference (docs/errors.md)\n"
     "  -o FILE              output file\n"
     "  --rules FILE|DIR     load more rule files (see docs/rules.md)\n"
     "  -p DIR               read compile flags from DIR/compile_commands.json\n"
@@ -120,6 +123,7 @@ struct Options {
   std::vector<std::string> rules;
   std::string compDbDir;
   bool cuda = false; // --target=cuda
+  bool verify = false; // --verify
   bool verbose = false, printOnly = false, saveTemps = false;
   // -MD / -MMD and their -MF, -MT / -MQ (as flag pairs), -MP; -M / -MM.
   bool md = false, mmd = false, mp = false;
@@ -482,6 +486,10 @@ bool generate(const Options &o, const std::string &prefix, const Input &in,
   for (const std::string &f : mpiIncludeFlags())
     extra.push_back(f);
   extra.push_back("-I" + prefix + "/include");
+  // --verify: the program may tell (a test's checks of tape sizes, which
+  // the verifier's extra records change).
+  if (o.verify)
+    extra.push_back("-DMPIAD_VERIFY=1");
   if (o.cuda) // host files may include cuda_runtime.h
     extra.push_back("-I" + cudaHome() + "/include");
   std::unique_ptr<clang::tooling::CompilationDatabase> db;
@@ -505,6 +513,7 @@ bool generate(const Options &o, const std::string &prefix, const Input &in,
   }
   EmitOptions options;
   options.cuda = o.cuda;
+  options.verify = o.verify;
   options.warnings = o.warnings;
   llvm::SmallString<256> abs(in.path);
   llvm::sys::fs::make_absolute(abs);
@@ -774,6 +783,8 @@ int runDriver(int argc, const char **argv) {
       o.rules.push_back(s.substr(8));
     else if (s == "-p")
       o.compDbDir = value("-p");
+    else if (s == "--verify")
+      o.verify = true;
     else if (s == "--target=cuda")
       o.cuda = true;
     else if (s == "--target=cpu")
@@ -1008,6 +1019,8 @@ int runDriver(int argc, const char **argv) {
       cmd.insert(cmd.end(), o.compileFlags.begin(), o.compileFlags.end());
       for (const std::string &f : databaseFlags(o, in.path))
         cmd.push_back(f);
+      if (o.verify)
+        cmd.push_back("-DMPIAD_VERIFY=1");
       if (o.cuda) // host code may call the CUDA runtime (mpiad_gpu.h)
         cmd.push_back("-I" + cudaHome() + "/include");
     }

@@ -254,6 +254,7 @@ public:
     Rewriter rw(SM, ctx.getLangOpts());
     Module module(fe, rules, diag, names, defined);
     module.cuda = cuda;
+    module.verify = options.verify;
     std::set<const FunctionDecl *> marked;
     std::set<std::string> voidGenerated; // generated functions returning void
     std::string header;

@@ -67,6 +67,7 @@ std::string addPreamble(llvm::StringRef text, const std::string &name,
 
 struct EmitOptions {
   bool cuda = false;       // --target=cuda
+  bool verify = false;     // --verify (the read verifier)
   Preamble preamble;       // where addPreamble() put the includes
   WarningPolicy warnings;  // -w, -Werror, -Wno-mpiad-NAME
 };

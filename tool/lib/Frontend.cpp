@@ -17,6 +17,16 @@ using namespace clang;
 
 namespace mpiad {
 
+std::string Diag::where(SourceLocation loc) const {
+  if (loc.isInvalid() || !diags_.hasSourceManager())
+    return "?";
+  const SourceManager &SM = diags_.getSourceManager();
+  PresumedLoc p = SM.getPresumedLoc(SM.getExpansionLoc(loc));
+  if (p.isInvalid())
+    return "?";
+  return std::string(p.getFilename()) + ":" + std::to_string(p.getLine());
+}
+
 void Diag::error(SourceLocation loc, const std::string &msg) {
   ++errors_;
   if (quiet_)

@@ -47,6 +47,9 @@ public:
                const std::string &msg);
   void note(clang::SourceLocation loc, const std::string &msg);
   bool hasErrors() const { return errors_ > 0; }
+  /// "file:line" of loc as the user wrote it (#line honoured), for
+  /// messages of the generated code at run time.
+  std::string where(clang::SourceLocation loc) const;
 
   /// While one lives, nothing is reported; errors count from zero until it
   /// ends, and then the count is as before (trial runs of the pipeline).

@@ -11,6 +11,7 @@
 #include "Backend.h"
 #include "Checkpoint.h"
 #include "Transform.h"
+#include "Verify.h"
 
 #include "clang/Basic/SourceManager.h"
 #include <algorithm>
@@ -739,6 +740,10 @@ public:
         s->kind == Stmt::Comm)
       curStmt = s.get();
     Pair p = stmtImpl(s);
+    if (M.verify && !dry && !failed &&
+        (s->kind == Stmt::Assign || s->kind == Stmt::ExprStmt ||
+         s->kind == Stmt::Comm))
+      verifyReads(*s, p);
     if (recordReads && (s->kind == Stmt::Assign || s->kind == Stmt::ExprStmt ||
                         s->kind == Stmt::Comm)) {
       ReverseReads r;
@@ -758,6 +763,29 @@ public:
       (*recordReads)[s.get()] = r;
     }
     return p;
+  }
+
+  /// --verify: the statement's adjoint checks the values it reads against
+  /// the forward sweep's (Verify.cpp).  A call of a same-file function is
+  /// checked inside its helpers.
+  void verifyReads(const Stmt &s, Pair &p) {
+    if (s.rhs && s.rhs->kind == Expr::Call && M.fe_.callee(s.rhs->text))
+      return;
+    VerifySite site;
+    site.where = diag.where(s.loc);
+    site.counters.assign(enclosingCounters.begin(), enclosingCounters.end());
+    // The counters are the reversed loops' own: reported, not checked.
+    site.skip.insert(enclosingCounters.begin(), enclosingCounters.end());
+    if (resultReads.count(&s))
+      site.skip.insert(baseVar(s.lhs));
+    addReadChecks(p.first, p.second, site, [&](Var *v) {
+      if (!v || generated.count(v))
+        return false;
+      for (auto &kv : shadows)
+        if (kv.second == v)
+          return false;
+      return true;
+    });
   }
 
   Pair stmtImpl(const StmtP &s) {
@@ -1641,13 +1669,14 @@ public:
     }
     append(rev, rangeRestore);
     Block gather;
-    if (!kernel && !wraps && s->loopStep > 0 && i->declaredInForInit &&
+    if (!kernel && !wraps && !M.verify && s->loopStep > 0 &&
+        i->declaredInForInit &&
         gatherForm(gatherContext(), i, lo, first, body.second, *s, gather,
                    overwriteOf(s.get())))
       append(rev, gather);
     // (The CUDA target keeps the zeroing gather: an overwriting one needs
     // a zeroing of the region on the host after the time loop.)
-    else if (child && nestGatherForm(gatherContext(), rec.levels,
+    else if (child && !M.verify && nestGatherForm(gatherContext(), rec.levels,
                                      rec.innerBody, *rec.innerPrimal,
                                      rec.plain, gather,
                                      M.cuda ? nullptr : overwriteOf(s.get())))
@@ -3321,9 +3350,11 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
     }
   }
 
-  bool fusedLast = retOut && ann.outputs.empty() && keepFinal.empty() &&
+  // (--verify keeps each adjoint at its statement: no fusion, no deferred
+  // seeds.)
+  bool fusedLast = !verify && retOut && ann.outputs.empty() && keepFinal.empty() &&
                    G.sweepBarrier.empty() && G.fuseLastLoop(sweeps, seed);
-  if (!fusedLast && G.sweepBarrier.empty())
+  if (!fusedLast && !verify && G.sweepBarrier.empty())
     G.deferSeeds(sweeps, [&](const ExprP &len, Var *acc, Var *target) {
       std::string name = target->name;
       for (auto &[p, sh] : G.shadows)

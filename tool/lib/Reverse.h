@@ -75,6 +75,9 @@ public:
   /// The primal of a marked function for the GPU (--target=cuda, Cuda.cpp).
   bool generatePrimalCuda(const clang::FunctionDecl *fd, Generated &out);
   bool cuda = false; // --target=cuda: pointers are device pointers
+  /// --verify: the read verifier (Verify.cpp); the optimisations that move
+  /// a statement's adjoint away from its place are off.
+  bool verify = false;
   std::set<std::string> defined_; // names the file defines (not declares)
   std::string pendingHelpers_;
   std::vector<std::unique_ptr<Function>> owned_;
