@@ -602,6 +602,51 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
                      "' cannot be (recursive, nested too deep, or with an "
                      "array parameter): pass the global as a parameter");
   });
+  // A struct whose fields carry derivatives, passed by value to a function
+  // of the file (`helper(*p, x)`): the callee's copy has no shadow, so the
+  // fields' derivatives were lost silently.
+  auto carries = [&](Var *b) {
+    if (!b || !b->type.floatingFields)
+      return false;
+    if (b->active || b->varied || named(req.ann.wrt, b->userName))
+      return true;
+    for (auto &v : f.vars)
+      if (v->fieldOf == b && v->active)
+        return true;
+    return false;
+  };
+  walk(f.body, [&](Stmt &s, const WalkCtx &) {
+    if (s.kind != Stmt::Assign && s.kind != Stmt::ExprStmt &&
+        s.kind != Stmt::Decl)
+      return;
+    const ExprP &c = s.rhs;
+    Function *cf = c && c->kind == Expr::Call ? fe.callee(c->text) : nullptr;
+    if (!cf)
+      return;
+    for (size_t k = 0; k < c->ops.size() && k < cf->params.size(); ++k) {
+      const CType &pt = cf->params[k]->type;
+      Var *b = baseVar(c->ops[k]);
+      if (!pt.floatingFields || pt.ptrDepth != 0 || !pt.dims.empty() ||
+          !carries(b))
+        continue;
+      std::string base = pt.base;
+      if (base.rfind("const ", 0) == 0)
+        base = base.substr(6);
+      const ExprP &a = c->ops[k];
+      bool deref = a->kind == Expr::Index && a->ops[0]->kind == Expr::VarRef &&
+                   a->ops[1]->kind == Expr::IntLit && a->ops[1]->text == "0";
+      diag.error(a->loc.isValid() ? a->loc : s.loc,
+                 "'" + (deref ? "*" + b->userName : printExpr(a)) +
+                     "' passes the struct '" +
+                     b->userName + "', whose fields carry derivatives, by "
+                     "value to '" + c->text + "': the derivatives of its "
+                     "fields cannot come back through the copy; make the "
+                     "parameter '" + cf->params[k]->userName + "' of '" +
+                     c->text + "' a pointer (const " + base + " *" +
+                     cf->params[k]->userName + ") and pass the struct's "
+                     "address");
+    }
+  });
   walk(f.body, [&](Stmt &s, const WalkCtx &) {
     if (s.kind == Stmt::Assign || s.kind == Stmt::ExprStmt ||
         s.kind == Stmt::Decl) {

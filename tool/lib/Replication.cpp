@@ -190,16 +190,59 @@ private:
       return it->second;
     return wholeVar[r] = newDef(r, nullptr);
   }
-  /// Arrays are tracked per alias class; scalars per variable.
-  Var *key(Var *v) { return scalar(v) ? v : aliasRoot(f, v); }
+  /// The one local cell that every pointer of v's alias class points to: a
+  /// scalar (`double *te = &t;`) or a one-element array (`t_ref[1]`, where
+  /// the inliner keeps a scalar whose address a helper takes); or null.
+  std::map<Var *, Var *> scalarOf;
+  Var *pointedScalar(Var *v) {
+    Var *r = aliasRoot(f, v);
+    auto it = scalarOf.find(r);
+    if (it != scalarOf.end())
+      return it->second;
+    Var *one = nullptr;
+    bool ok = true;
+    for (auto &m : f.vars) {
+      if (aliasRoot(f, m.get()) != r)
+        continue;
+      bool local = m->kind == Var::Local || m->kind == Var::Synthetic;
+      bool cell = m->type.dims.empty() ||
+                  (m->type.dims.size() == 1 && m->type.dims[0] == "1");
+      if (!local || !cell || m->type.ptrToArray || m->type.ptrDepth > 1 ||
+          m->fieldOf || (m->type.ptrDepth == 1 && !m->type.dims.empty()))
+        ok = false;
+      else if (m->type.ptrDepth == 0) {
+        ok &= one == nullptr;
+        one = m.get();
+      }
+    }
+    return scalarOf[r] = ok ? one : nullptr;
+  }
+  /// `*p = e` (p[0]) through a pointer to one scalar: a whole new value of
+  /// that scalar, defined here, as `t = e` would be.
+  bool storesPointedScalar(const Stmt &s, Var *t) {
+    return s.kind == Stmt::Assign && s.lhs && s.lhs->kind == Expr::Index &&
+           s.lhs->ops[0]->kind == Expr::VarRef && s.lhs->ops[0]->var == t &&
+           s.lhs->ops[1]->kind == Expr::IntLit && s.lhs->ops[1]->text == "0" &&
+           pointedScalar(t);
+  }
+  /// Arrays are tracked per alias class; scalars per variable, also when
+  /// written and read through a pointer to them.
+  Var *key(Var *v) {
+    if (scalar(v))
+      return v;
+    if (Var *sv = pointedScalar(v))
+      return sv;
+    return aliasRoot(f, v);
+  }
   std::set<int> reaching(State &st, Var *v) {
     auto it = st.find(key(v));
     if (it == st.end() || it->second.empty()) {
-      if (!scalar(v))
+      Var *sv = scalar(v) ? v : pointedScalar(v);
+      if (!sv)
         return {whole(v)};
-      auto e = entry.find(v);
+      auto e = entry.find(sv);
       if (e == entry.end())
-        e = entry.emplace(v, newDef(v, nullptr)).first;
+        e = entry.emplace(sv, newDef(sv, nullptr)).first;
       return {e->second};
     }
     return it->second;
@@ -230,7 +273,8 @@ private:
       Var *t = e.target;
       if (!t)
         continue;
-      bool strong = (scalar(t) && !e.elementWrite) || e.wholeWrite;
+      bool strong = (scalar(t) && !e.elementWrite) || e.wholeWrite ||
+                    (e.elementWrite && storesPointedScalar(s, t));
       // One definition per (statement, variable), however often loops are
       // walked.
       auto known = defAt.find({&s, t});
