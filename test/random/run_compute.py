@@ -64,7 +64,8 @@ def one(seed, args, env, wd, mpirun, cflags):
             os.unlink(f)
     with open(src, "w") as f:
         f.write(gen_compute.generate(seed, args.replicas))
-    st, rc, out, _ = run_limited([args.cc, "--emit-source", src, "-o", ad],
+    st, rc, out, _ = run_limited([args.cc, "--emit-source"] +
+                                 shlex.split(args.mpiad_flags) + [src, "-o", ad],
                                  args.compile_timeout, env)
     if st == "timeout":
         return seed, "TIMEOUT", ["mpiad-cc timed out"]
@@ -143,6 +144,9 @@ def main(argv=None):
     ap.add_argument("--replicas", action="store_true",
                     help="add replicas(x, th, s, y, z) and check cf_bv against cf_b per replica")
     ap.add_argument("--cflags", default="-O1", help="compile flags, one string")
+    ap.add_argument("--mpiad-flags", default="",
+                    help="flags of mpiad-cc itself, one string (--verify: "
+                         "the read verifier checks every adjoint)")
     ap.add_argument("--allow-rejected", action="store_true",
                     help="REJECTED programs do not make the exit status 1")
     ap.add_argument("--keep", action="store_true", help="keep binaries of passing programs")

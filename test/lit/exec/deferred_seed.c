@@ -252,11 +252,12 @@ int main(int argc, char **argv) {
     snprintf(label, sizeof label, "%s: value", names[which]);
     hx_check(label, v, J(&c, w, X), 1e-14, 1e-300);
     hx_tape(names[which]);
-#ifndef MPIAD_VERIFY /* --verify keeps each adjoint at its statement */
-    if (which <= 1 || which == 5) {
+#ifndef MPIAD_VERIFY
+    int check_peak = which <= 1 || which == 5;
 #else
-    if (0) {
+    int check_peak = 0; /* --verify keeps each adjoint at its statement */
 #endif
+    if (check_peak) {
       snprintf(label, sizeof label, "%s: tape peak", names[which]);
       hx_check(label, mx, 0.0, 0.0, 0.0);
     }
