@@ -18,8 +18,11 @@
 // callee's lengths for that parameter (computed the same way, in terms of
 // its parameters, then bound to the call's arguments).  A buffer of a
 // communication call contributes k plus its count where the rule marks the
-// buffer `exact`.  Any other use of the pointer (copied into another pointer,
-// passed to an external function, assigned) cannot be bounded.
+// buffer `exact`.  A local pointer that is only ever a copy of the parameter
+// (`const double *a = p;`) is the parameter: its accesses count.  Any other
+// use of the pointer (copied with an offset or into a pointer assigned
+// something else too, passed to an external function, assigned) cannot be
+// bounded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,7 +67,10 @@ public:
   std::string why;             // the access that could not be bounded
   clang::SourceLocation where; // and where it is
 
-  void run() { block(F.body); }
+  void run() {
+    findAliases();
+    block(F.body);
+  }
 
 private:
   const Function &F;
@@ -176,12 +182,47 @@ private:
     return nullptr;
   }
 
+  /// Local pointers that are only ever copies of P (`const double *a =
+  /// theta;`): an access through one is an access of P.
+  std::set<Var *> aliases;
+  void findAliases() {
+    std::map<Var *, bool> copyOnly;
+    walk(const_cast<Block &>(F.body), [&](Stmt &s, const WalkCtx &) {
+      Var *t = nullptr;
+      ExprP rhs;
+      if (s.kind == Stmt::Assign && s.lhs->kind == Expr::VarRef) {
+        t = s.lhs->var;
+        rhs = s.op == "=" ? s.rhs : nullptr;
+      } else if (s.kind == Stmt::Decl && s.rhs) {
+        t = s.var;
+        rhs = s.rhs;
+      }
+      if (!t || t == P || t->type.ptrDepth != 1 || !t->type.dims.empty() ||
+          (t->kind != Var::Local && t->kind != Var::Synthetic))
+        return;
+      while (rhs && rhs->kind == Expr::Cast)
+        rhs = rhs->ops[0];
+      bool copy = rhs && rhs->kind == Expr::VarRef && rhs->var == P;
+      auto it = copyOnly.find(t);
+      copyOnly[t] = copy && (it == copyOnly.end() || it->second);
+    });
+    for (auto &[v, ok] : copyOnly)
+      if (ok)
+        aliases.insert(v);
+  }
+  bool copyOfP(const Stmt &s) const {
+    Var *t = s.kind == Stmt::Assign && s.lhs->kind == Expr::VarRef
+                 ? s.lhs->var
+                 : s.kind == Stmt::Decl ? s.var : nullptr;
+    return t && aliases.count(t);
+  }
+
   /// If e points into P's array (p, p + k, p - k, &p[k]), the element offset.
   ExprP offsetInto(const ExprP &e) const {
     if (!e)
       return nullptr;
     if (e->kind == Expr::VarRef)
-      return e->var == P ? mkInt(0) : nullptr;
+      return e->var == P || aliases.count(e->var) ? mkInt(0) : nullptr;
     if (e->kind == Expr::Binary && e->ptrDepth > 0 &&
         (e->text == "+" || e->text == "-")) {
       if (e->ops[0]->ptrDepth > 0) {
@@ -316,6 +357,8 @@ private:
     if (s.kind == Stmt::Assign && s.lhs->kind == Expr::VarRef &&
         s.lhs->var == P)
       return fail(s.lhs, s.loc);
+    if (copyOfP(s))
+      return; // `a = p` of an alias: its accesses count as p's
     scan(s.lhs, s.loc);
     scan(s.rhs, s.loc);
     scan(s.cond, s.loc);
