@@ -4,7 +4,7 @@
 // each statement once.  Forward mode, 64 nested loops:
 //
 // RUN: python3 %S/../Inputs/gen_loop_nest.py 64 forward > %t.fwd.c
-// RUN: timeout 60 %mpiad-emit %t.fwd.c -o - | FileCheck %s --check-prefix=FWD
+// RUN: timeout 280 %mpiad-emit %t.fwd.c -o - | FileCheck %s --check-prefix=FWD
 // FWD: {{^}}double f_d(double x, double x_d, int n, double *f_dot) {
 // FWD: for (int i63 = 0; i63 < n; i63++) {
 // FWD-NEXT: s_d = s_d * x + s * x_d;
@@ -14,7 +14,7 @@
 // same nested fixpoint, in Replication.cpp; see deep_loop_nest_reverse.c):
 //
 // RUN: python3 %S/../Inputs/gen_loop_nest.py 12 reverse > %t.rev.c
-// RUN: timeout 60 %mpiad-emit %t.rev.c -o - | FileCheck %s --check-prefix=REV
+// RUN: timeout 280 %mpiad-emit %t.rev.c -o - | FileCheck %s --check-prefix=REV
 // REV: {{^}}double f_b(double x, double *x_b, int n, double f_bar) {
 // REV: mpiad_push_f64(s);
 // REV-NEXT: s = s * x;
