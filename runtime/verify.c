@@ -22,7 +22,7 @@
 
 static double *stack;
 static size_t top, cap;
-static long long checks;
+static long checks;
 
 void mpiad_verify_push(double v) {
   if (top == cap) {
@@ -40,7 +40,7 @@ void mpiad_verify_push(double v) {
 }
 
 void mpiad_verify_check(double got, const char *expr, const char *where,
-                        const char *counters, const long long *values,
+                        const char *counters, const long *values,
                         int nvalues) {
   if (top == 0) {
     fprintf(stderr,
@@ -67,7 +67,7 @@ void mpiad_verify_check(double got, const char *expr, const char *where,
   if (nvalues > 0) {
     fprintf(stderr, " (iteration %s =", counters);
     for (int i = 0; i < nvalues; i++)
-      fprintf(stderr, "%s %lld", i ? "," : "", values[i]);
+      fprintf(stderr, "%s %ld", i ? "," : "", values[i]);
     fprintf(stderr, ")");
   }
   fprintf(stderr,
@@ -80,4 +80,4 @@ void mpiad_verify_check(double got, const char *expr, const char *where,
 
 size_t mpiad_verify_pending(void) { return top; }
 
-long long mpiad_verify_checks(void) { return checks; }
+long mpiad_verify_checks(void) { return checks; }

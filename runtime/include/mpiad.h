@@ -1193,12 +1193,12 @@ void mpiad_verify_push(double v);
  *  enclosing loops (`counters` their names, `values` their values), and
  *  stops the program (MPI_Abort). */
 void mpiad_verify_check(double got, const char *expr, const char *where,
-                        const char *counters, const long long *values,
+                        const char *counters, const long *values,
                         int nvalues);
 /** Values kept and not yet checked (0 after each complete F_b call). */
 size_t mpiad_verify_pending(void);
 /** Values checked since the program started. */
-long long mpiad_verify_checks(void);
+long mpiad_verify_checks(void);
 
 /** Checks the result of a runtime call made by generated code: on anything
  *  but MPIAD_SUCCESS it prints `file:line: mpiad: call failed in func: CODE`

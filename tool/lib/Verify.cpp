@@ -123,7 +123,7 @@ void addReadChecks(Block &fwd, Block &rev, const VerifySite &site,
   ExprP counterArray =
       site.counters.empty()
           ? mkOpaque("NULL")
-          : mkOpaque("(const long long[]){" + values_ + "}");
+          : mkOpaque("(const long[]){" + values_ + "}");
   for (size_t k = kept.size(); k-- > 0;) {
     std::string text = printExpr(kept[k]);
     checks.push_back(mkExprStmt(mkCall(
