@@ -3397,6 +3397,10 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
   declaredIn(keepFinal, inline_);
   if (F.retVar)
     used.insert(F.retVar);
+  std::set<Var *> readAnywhere;
+  for (const Block *b : {&prologue, &sweeps.first, &sweeps.second, &seed,
+                         &epilogue, &keepFinal})
+    readVars(*b, readAnywhere);
   Block decls;
   for (auto &v : F.vars) {
     Var *x = v.get();
@@ -3415,6 +3419,11 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
     if (isShadow || scalarLike(*x))
       d += zeroInit(*x);
     decls.push_back(mkOpaqueDecl(cuda ? CudaLowering::deviceDecl(d) : d));
+    // A local of the user's that nothing reads (`double u = 1;`, unused in
+    // the primal too) is only assigned: voided, so that the adjoint adds no
+    // "set but not used" warning of its own.
+    if (x->kind == Var::Local && !isShadow && !readAnywhere.count(x))
+      decls.push_back(mkExprStmt(mkOpaque("(void)" + x->name)));
   }
 
   // Assemble.

@@ -137,6 +137,29 @@ static void readIn(const Block &b,
   }
 }
 
+void readVars(const Block &b, std::set<Var *> &out) {
+  for (const StmtP &s : b) {
+    if ((s->kind == Stmt::Assign && s->op == "=" && s->lhs &&
+         s->lhs->kind == Expr::VarRef) ||
+        s->kind == Stmt::Decl) {
+      collectVars(s->rhs, out);
+    } else {
+      StmtP shallow = std::make_shared<Stmt>(*s);
+      shallow->body.clear();
+      shallow->elseBody.clear();
+      shallow->init = nullptr;
+      shallow->step = nullptr;
+      referencedIn({shallow}, out);
+    }
+    if (s->init)
+      readVars({s->init}, out);
+    if (s->step)
+      readVars({s->step}, out);
+    readVars(s->body, out);
+    readVars(s->elseBody, out);
+  }
+}
+
 static void dropCopies(Block &b, const std::set<Var *> &dead,
                        const std::function<bool(const Var *)> &candidate) {
   Block out;

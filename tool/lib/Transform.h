@@ -22,6 +22,9 @@ ExprP neg(const ExprP &e);
 ExprP mul(const ExprP &a, const ExprP &b);
 /// Variables referenced anywhere in a block.
 void referenced(const Block &b, std::set<Var *> &out);
+/// Variables read in a block (all references but the targets of whole
+/// assignments `x = e`).
+void readVars(const Block &b, std::set<Var *> &out);
 /// The variable of `x = e;` or `T x = e;`; null for any other statement.
 Var *copiedInto(const Stmt &s);
 /// e without its casts.
