@@ -109,6 +109,36 @@ bool plainCopy(Function &F, Var *x) {
 
 } // namespace
 
+/// Is v only ever a counter of counted loops (`int i; ... for (i = 0; i < n;
+/// i++)` reused by several loops), read nowhere outside them?  Each loop
+/// sets it before reading it, so it carries nothing from step to step.
+bool onlyCounter(Function &F, Var *v) {
+  bool outside = false, counter = false;
+  std::function<void(const Block &, bool)> scan = [&](const Block &b,
+                                                      bool inside) {
+    for (const StmtP &s : b) {
+      bool own = s->kind == Stmt::For && s->loopStep != 0 && s->loopVar == v;
+      counter |= own;
+      bool in = inside || own;
+      if (!in)
+        for (const ExprP *e : {&s->lhs, &s->rhs, &s->cond})
+          outside |= mentionsVar(*e, v);
+      if (!in && s->var == v && s->kind != Stmt::Decl)
+        outside = true;
+      if (!own) {
+        if (s->init)
+          scan({s->init}, in);
+        if (s->step)
+          scan({s->step}, in);
+      }
+      scan(s->body, in);
+      scan(s->elseBody, in);
+    }
+  };
+  scan(F.body, false);
+  return counter && !outside;
+}
+
 bool checkpointState(Function &F, const Stmt &loop, const Frontend &fe,
                      Diag *diag, CheckpointState &out, const Annotation *ann) {
   auto fail = [&](clang::SourceLocation loc, const std::string &m) {
@@ -187,7 +217,7 @@ bool checkpointState(Function &F, const Stmt &loop, const Frontend &fe,
 
   // In declaration order, which is stable from run to run.
   for (auto &vp : F.vars)
-    if (values.count(vp.get()))
+    if (values.count(vp.get()) && !onlyCounter(F, vp.get()))
       out.parts.push_back(
           {mkAddrOf(mkVar(vp.get())), sizeofExpr(vp->name)});
   for (auto &vp : F.vars)
