@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "Verify.h"
 #include "Backend.h"
+#include "Emit.h"
 #include "Transform.h"
 
 namespace mpiad {
@@ -128,23 +129,13 @@ void addReadChecks(Block &fwd, Block &rev, const VerifySite &site,
     std::string text = printExpr(kept[k]);
     checks.push_back(mkExprStmt(mkCall(
         "mpiad_verify_check",
-        {kept[k], mkOpaque(quotedString(text)), mkOpaque(quotedString(site.where)),
-         mkOpaque(quotedString(names)), counterArray,
+        {kept[k], mkOpaque(quoted(text)), mkOpaque(quoted(site.where)),
+         mkOpaque(quoted(names)), counterArray,
          mkInt((long long)site.counters.size())},
         Scalar::Void)));
   }
   fwd.insert(fwd.begin(), pushes.begin(), pushes.end());
   rev.insert(rev.begin() + (long)at, checks.begin(), checks.end());
-}
-
-std::string quotedString(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out + "\"";
 }
 
 } // namespace mpiad

@@ -29,9 +29,6 @@ struct VerifySite {
 void addReadChecks(Block &fwd, Block &rev, const VerifySite &site,
                    const std::function<bool(Var *)> &primal);
 
-/// s as a C string literal.
-std::string quotedString(const std::string &s);
-
 } // namespace mpiad
 
 #endif
