@@ -1955,6 +1955,15 @@ public:
                            ") happens in the reverse sweep")},
                 {}};
       }
+      // A handle the function did not make (the caller's, a global's):
+      // the reverse of the code before the release still uses it, so it is
+      // released once the reverse sweep is over.
+      if (c && !M.cuda) {
+        lateReleases.push_back(s);
+        return {{mkComment(s->comm.name + "(" + printExpr(arg(r.releases)) +
+                           ") happens at the end of the reverse sweep")},
+                {}};
+      }
       return {{s}, {}};
     }
     // Which buffers carry derivatives?
@@ -2197,6 +2206,8 @@ public:
     return {fwd, rev};
   }
   std::set<Var *> createdComms;
+  /// Releases of handles made elsewhere, run after the reverse sweep.
+  Block lateReleases;
   /// Copies of created handles (`t = t_2`), each to the handle it copies,
   /// and those of them that the primal releases.
   std::map<Var *, Var *> handleOrigin;
@@ -2629,6 +2640,7 @@ static bool runPipeline(Module &M, Function &F, Request &R,
                                                : std::next(it);
   gen->keepTopLevel = true;
   sweeps = gen->block(F.body);
+  append(sweeps.second, gen->lateReleases);
   return !gen->failed && !diag.hasErrors();
 }
 

@@ -29,6 +29,11 @@ double f(const P *p, const double *x) { return helper(*p, x); }
 // CHECK: {{.*}}struct-by-value-active.c:[[@LINE+1]]:55: error: '*p' passes the struct 'p', whose fields carry derivatives, by value to 'helper'
 double g(const P *p, const double *x) { return helper(*p, x); }
 
+/* replicated(p) on such a struct was accepted. */
+#pragma mpiad differentiate wrt(p, x) replicated(p) varying(x)
+// CHECK: {{.*}}struct-by-value-active.c:[[@LINE+1]]:55: error: '*p' passes the struct 'p', whose fields carry derivatives, by value to 'helper'
+double k(const P *p, const double *x) { return helper(*p, x); }
+
 /* A struct copied whole is refused on its own. */
 #pragma mpiad differentiate wrt(p, x) varying(p, x)
 // CHECK: {{.*}}struct-by-value-active.c:[[@LINE+1]]:43: error: 'q' is a struct whose float/double fields carry derivatives; here it is assigned

@@ -4,7 +4,8 @@
 // handle reached the free through a copy), and the reverse sweep used the
 // freed handle (MPI_ERR_TYPE, or SIGSEGV).  The release of a copy of a
 // handle made here is now deferred to the reverse of its creation, as for
-// the handle itself.  Also a helper called with the same buffer as its
+// the handle itself, and that of a handle the caller made to the end of the
+// reverse sweep.  Also a helper called with the same buffer as its
 // const input and its output, `sq(t, t, n)`, whose generated helper wrote
 // through a const pointer (an internal error: the C did not compile).
 // Against the closed form, central differences and forward vs reverse, at
@@ -22,6 +23,12 @@
 // GEN: /* reverse sweep */
 // GEN: MPI_Comm_free(
 // GEN: MPI_Type_free(
+// GEN-LABEL: double shift_given_b(
+// GEN: /* MPI_Type_free(&t) happens at the end of the reverse sweep */
+// GEN: /* reverse sweep */
+// GEN: mpiad_sendrecv_replace_rev(
+// GEN: MPI_Type_free(&t);
+// GEN-NEXT: return mpiad_ret;
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -75,6 +82,24 @@ double shift(const double *x, MPI_Comm comm) {
   return g;
 }
 
+/* The same with the datatype made by the caller and freed here: the
+ * release waits for the end of the reverse sweep, which still uses it. */
+#pragma mpiad differentiate wrt(x) varying(x)
+double shift_given(const double *x, MPI_Datatype t, MPI_Comm comm) {
+  double u[N], s = 0.0, g;
+  for (int i = 0; i < N; i++)
+    u[i] = x[i];
+  sq(u, u, N);
+  MPI_Comm ring = mkcart(comm);
+  pass_right(u, t, ring);
+  MPI_Type_free(&t);
+  MPI_Comm_free(&ring);
+  for (int i = 0; i < N; i++)
+    s += x[i] * u[i] * u[i];
+  MPI_Allreduce(&s, &g, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return g;
+}
+
 static double J(void *ctx) { return shift(ctx, MPI_COMM_WORLD); }
 
 int main(int argc, char **argv) {
@@ -102,6 +127,11 @@ int main(int argc, char **argv) {
   double Jd = 0.0;
   shift_d(x, dx, MPI_COMM_WORLD, &Jd);
   hx_dot_test("shift_d against shift_b", Jd, &in, 1, gp, 1e-12);
+  double gb[N] = {0};
+  double J1 = shift_given_b(x, gb, mkcol(N), MPI_COMM_WORLD, 1.0);
+  hx_tape("shift_given_b");
+  hx_check("J, datatype from the caller", J1, J0, 1e-14, 1e-300);
+  hx_check_vec("dJ/dx, datatype from the caller", gb, want, N, 1e-13, 1e-13);
   int rc = hx_finish();
   MPI_Finalize();
   return rc;
