@@ -337,6 +337,9 @@ private:
                   const InitListExpr *il, Block &out, SourceLocation loc);
   ExprP lower(const clang::Expr *e);
   bool isIntConstant(const clang::Expr *e) const;
+  ExprP lowerOperand(const clang::Expr *e, Block &into);
+  ExprP lowerConditional(const ConditionalOperator *co);
+  ExprP lowerShortCircuit(const BinaryOperator *bo);
   ExprP constant(ExprP x, const clang::Expr *e) const;
   ExprP lowerCall(const CallExpr *ce);
   ExprP lowerIncrement(const clang::UnaryOperator *uo);
@@ -1159,6 +1162,75 @@ static bool namesProgramVariable(const clang::Stmt *e, const SourceManager &SM) 
   return false;
 }
 
+/// An operand that C may skip, lowered into a block of its own: the
+/// statements its calls need (a same-file function's result, an MPI call
+/// used as a value) run only where C would evaluate it.
+/// (An increment there stays an error: its update would have to follow the
+/// operand's use, and `post` is the whole statement's.)
+ExprP Lowering::lowerOperand(const clang::Expr *e, Block &into) {
+  Block *savedPre = pre, *savedPost = post;
+  int savedGuarded = guarded;
+  pre = &into;
+  post = nullptr;
+  guarded = 0;
+  ExprP x = lower(e);
+  pre = savedPre;
+  post = savedPost;
+  guarded = savedGuarded;
+  return x;
+}
+
+/// `c ? a : b` whose operands need statements: `T t; if (c) { ...; t = a; }
+/// else { ...; t = b; }`; otherwise the expression as it is.
+ExprP Lowering::lowerConditional(const ConditionalOperator *co) {
+  ExprP c = lower(co->getCond());
+  Block pa, pb;
+  ExprP a = lowerOperand(co->getTrueExpr(), pa);
+  ExprP b = lowerOperand(co->getFalseExpr(), pb);
+  if (!c || !a || !b)
+    return nullptr;
+  if (pa.empty() && pb.empty())
+    return mkCond(c, a, b);
+  Var *t = F.newVar("mpiad_c" + std::to_string(++tempCount),
+                    convertType(co->getType(), fe.ctx_), Var::Synthetic);
+  t->loc = co->getExprLoc();
+  pre->push_back(mkDecl(t));
+  pa.push_back(mkAssign(mkVar(t), "=", a));
+  pb.push_back(mkAssign(mkVar(t), "=", b));
+  StmtP branch = mkIf(c, pa, pb);
+  branch->loc = co->getExprLoc();
+  pre->push_back(branch);
+  return mkVar(t);
+}
+
+/// `a && b` / `a || b` whose right operand needs statements: `int t = 0;
+/// if (a) { ...; t = b != 0; }` (for ||, t = 1 and `if (!(a))`).
+ExprP Lowering::lowerShortCircuit(const BinaryOperator *bo) {
+  bool conj = bo->getOpcode() == BO_LAnd;
+  ExprP a = lower(bo->getLHS());
+  Block pb;
+  ExprP b = lowerOperand(bo->getRHS(), pb);
+  if (!a || !b)
+    return nullptr;
+  if (pb.empty())
+    return mkBinary(conj ? "&&" : "||", a, b);
+  Var *t = F.newVar("mpiad_c" + std::to_string(++tempCount),
+                    convertType(bo->getType(), fe.ctx_), Var::Synthetic);
+  t->loc = bo->getExprLoc();
+  pre->push_back(mkDecl(t));
+  pre->push_back(mkAssign(mkVar(t), "=", mkInt(conj ? 0 : 1)));
+  static const std::set<std::string> boolOps = {"<",  "<=", ">", ">=",
+                                                 "==", "!=", "&&", "||"};
+  bool isBool = (b->kind == mpiad::Expr::Binary && boolOps.count(b->text)) ||
+                (b->kind == mpiad::Expr::Unary && b->text == "!");
+  pb.push_back(
+      mkAssign(mkVar(t), "=", isBool ? b : mkBinary("!=", b, mkInt(0))));
+  StmtP branch = mkIf(conj ? a : mkUnary("!", a), pb);
+  branch->loc = bo->getExprLoc();
+  pre->push_back(branch);
+  return mkVar(t);
+}
+
 ExprP Lowering::hoistToTemp(ExprP value, QualType t, SourceLocation loc) {
   if (!pre || inCondition) {
     error(loc, "internal: a call to a same-file function where no statement "
@@ -1371,6 +1443,10 @@ ExprP Lowering::lower(const clang::Expr *e) {
       return nullptr;
     }
     bool shortCircuit = bo->getOpcode() == BO_LAnd || bo->getOpcode() == BO_LOr;
+    if (shortCircuit && pre && !inCondition) {
+      ExprP r = lowerShortCircuit(bo);
+      return r ? typed(r) : nullptr;
+    }
     ExprP a = lower(bo->getLHS());
     guarded += shortCircuit;
     ExprP b = lower(bo->getRHS());
@@ -1378,6 +1454,11 @@ ExprP Lowering::lower(const clang::Expr *e) {
     if (!a || !b)
       return nullptr;
     return typed(mkBinary(bo->getOpcodeStr().str(), a, b));
+  }
+  if (const auto *co = dyn_cast<ConditionalOperator>(e);
+      co && pre && !inCondition) {
+    ExprP r = lowerConditional(co);
+    return r ? typed(r) : nullptr;
   }
   if (const auto *co = dyn_cast<ConditionalOperator>(e)) {
     ExprP c = lower(co->getCond());
