@@ -11,6 +11,10 @@
 // RUN: %mpirun 3 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 4 %t | FileCheck %s --implicit-check-not=FAIL
 // CHECK: ALL PASSED
+// RUN: %mpiad-emit %s -I%S/../Inputs -o - | FileCheck --check-prefix=GEN %s
+// GEN-LABEL: double fit_b(
+// GEN: double *w_b_part = mpiad_alloc_zeroed(d, sizeof(double), "fit_b", "w", comm);
+// GEN: mpiad_batch_add_f64(&mpiad_sum, w_b_part, w_b, d);
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>

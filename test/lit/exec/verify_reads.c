@@ -10,6 +10,13 @@
 // RUN: %mpirun 3 %t | FileCheck %s --implicit-check-not=FAIL
 // CHECK: ALL PASSED
 // RUN: %mpiad-emit --verify %s -I%S/../Inputs -o %t.c
+// RUN: FileCheck --check-prefix=GEN --input-file %t.c %s
+// GEN-LABEL: double f_b(
+// GEN: mpiad_verify_push(v[k]);
+// GEN-NEXT: mpiad_verify_push(a[k]);
+// GEN-NEXT: s = s * 0.5 + a[k] * sin(v[k]);
+// GEN: mpiad_verify_check(a[k], "a[k]", "{{.*}}verify_reads.c:[[@LINE+20]]", "it, k", (const long[]){it, k}, 2);
+// GEN-NEXT: mpiad_verify_check(v[k], "v[k]", "{{.*}}verify_reads.c:[[@LINE+19]]", "it, k", (const long[]){it, k}, 2);
 // RUN: sed '/mpiad_pop_f64_array/d' %t.c > %t.bad.c
 // RUN: %mpicc %t.bad.c -I%S/../Inputs -I%include %libmpiad -lm -o %t.bad
 // RUN: not %mpirun 2 %t.bad 2>&1 | FileCheck --check-prefix=BAD %s
