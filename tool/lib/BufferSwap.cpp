@@ -1215,19 +1215,6 @@ CType integerType(const char *base) {
   return t;
 }
 
-/// for (long long v = from; v <= to; v++) body   (or from to down to `to`)
-StmtP countedLoop(Var *v, const ExprP &from, const ExprP &to, bool down,
-                  const std::string &cmp, Block body) {
-  v->declaredInForInit = true;
-  auto r = std::make_shared<Stmt>();
-  r->kind = Stmt::For;
-  r->init = mkDecl(v, from);
-  r->cond = mkBinary(cmp, mkVar(v), to);
-  r->step = mkAssign(mkVar(v), down ? "-=" : "+=", mkInt(1));
-  r->body = std::move(body);
-  return r;
-}
-
 /// The number of elements of a row: hi0 - lo0 + 1.
 ExprP rowWidth(const SwapCopy &sc) { return plusConst(sc.region[0].span, 1); }
 
@@ -1290,8 +1277,8 @@ Block regionRows(const SwapCopy &sc, const NewVar &newVar, bool backwards,
   Block body = row(start, rowWidth(sc));
   for (size_t d = 1; d < r.size(); ++d) {
     StmtP loop =
-        backwards ? countedLoop(vars[d], r[d].hi, r[d].lo, true, ">=", body)
-                  : countedLoop(vars[d], r[d].lo, r[d].hi, false, "<=", body);
+        backwards ? mkCountedLoop(vars[d], r[d].hi, r[d].lo, true, ">=", body)
+                  : mkCountedLoop(vars[d], r[d].lo, r[d].hi, false, "<=", body);
     body = {loop};
   }
   return body;
@@ -1317,7 +1304,7 @@ Block exchangeOutsideRegion(const SwapCopy &sc, const NewVar &newVar,
         body.push_back(
             mkAssign(mkIndex(mkVar(copyInto), mkVar(e)), "=", mkVar(tmp)));
     }
-    return countedLoop(e, mkVar(at), to, false, "<", body);
+    return mkCountedLoop(e, mkVar(at), to, false, "<", body);
   };
   Block out{mkDecl(at, mkInt(0))};
   append(out, regionRows(sc, newVar, false,
@@ -1334,7 +1321,7 @@ Block zeroRegion(const SwapCopy &sc, const NewVar &newVar, Var *b) {
   return regionRows(sc, newVar, false,
                     [&](const ExprP &start, const ExprP &w) -> Block {
                       Var *e = newVar("mpiad_e", integerType("long long"));
-                      return {countedLoop(
+                      return {mkCountedLoop(
                           e, start, mkBinary("+", start, w), false, "<",
                           {mkAssign(mkIndex(mkVar(b), mkVar(e)), "=",
                                     mkInt(0))})};

@@ -712,7 +712,7 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
     Var *t = G.tangent(p);
     skip.insert(t);
     Var decl = *t;
-    if (p->type.ptrDepth == 0) {
+    if (p->type.ptrDepth == 0 && !p->type.floatingFields) {
       decl.type.base = "double";
       decl.type.elem = Scalar::Double;
     }

@@ -104,9 +104,13 @@ static bool hasFloatingFields(QualType t) {
   if (!rt || !rt->getDecl()->getDefinition())
     return false;
   for (const FieldDecl *fd : rt->getDecl()->getDefinition()->fields()) {
-    Scalar s = classify(fd->getType());
-    if (s == Scalar::Float || s == Scalar::Double ||
-        hasFloatingFields(fd->getType()))
+    // A field of floating type, an array of them (double speeds[9]), or a
+    // struct holding either.
+    QualType ft = fd->getType().getCanonicalType();
+    while (const auto *at = dyn_cast<ArrayType>(ft.getTypePtr()))
+      ft = at->getElementType().getCanonicalType();
+    Scalar s = classify(ft);
+    if (s == Scalar::Float || s == Scalar::Double || hasFloatingFields(ft))
       return true;
   }
   return false;

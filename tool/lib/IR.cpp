@@ -244,6 +244,19 @@ StmtP mkDecl(Var *v, ExprP init) {
   return s;
 }
 
+/// for (long long v = from; v <= to; v++) body   (or from to down to `to`)
+StmtP mkCountedLoop(Var *v, const ExprP &from, const ExprP &to, bool down,
+                  const std::string &cmp, Block body) {
+  v->declaredInForInit = true;
+  auto r = std::make_shared<Stmt>();
+  r->kind = Stmt::For;
+  r->init = mkDecl(v, from);
+  r->cond = mkBinary(cmp, mkVar(v), to);
+  r->step = mkAssign(mkVar(v), down ? "-=" : "+=", mkInt(1));
+  r->body = std::move(body);
+  return r;
+}
+
 StmtP mkCompound(Block b) {
   auto s = stmt(Stmt::Compound);
   s->body = std::move(b);

@@ -325,6 +325,10 @@ StmtP mkIf(ExprP cond, Block then, Block els = {});
 StmtP mkComment(const std::string &text);
 StmtP mkDecl(Var *v, ExprP init = nullptr);
 StmtP mkCompound(Block b);
+/// for (v = from; v CMP to; v++) body, or v-- when down; v is declared in
+/// the loop's header.
+StmtP mkCountedLoop(Var *v, const ExprP &from, const ExprP &to, bool down,
+                    const std::string &cmp, Block body);
 
 /// What the pragma asked for on one function.
 struct Annotation {

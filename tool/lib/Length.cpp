@@ -98,7 +98,7 @@ private:
     case Expr::IntLit:
       return true;
     case Expr::Opaque:
-      return e->intConstant;
+      return e->intConstant || unchangedField(e);
     case Expr::VarRef:
       if (e->var->kind != Var::Param || !e->var->type.isIntScalar() ||
           e->var->assignCount || loops.count(e->var))
@@ -126,6 +126,83 @@ private:
       if (!invariant(o))
         return false;
     return true;
+  }
+
+  /// An integer field of a struct passed by value that F never assigns
+  /// (`params.nx`, `info.grid.ny`): the same wherever F reads it.
+  bool unchangedField(const ExprP &e) {
+    if (e->type != Scalar::Int || e->ptrDepth > 0 || e->ops.size() != 1 ||
+        e->text.rfind(".", 0) != 0)
+      return false;
+    const ExprP &base = e->ops[0];
+    if (base->kind == Expr::Opaque)
+      return unchangedField(base);
+    return base->kind == Expr::VarRef && unchangedStruct(base->var);
+  }
+
+  /// A struct variable whose value is the same wherever F reads it: a
+  /// parameter F never assigns, or a local that is only set once, to such
+  /// a struct (`m_2 = m;`, an inlined call's by-value parameter).
+  bool unchangedStruct(Var *v) {
+    if (v->type.ptrDepth != 0 || !v->type.dims.empty() ||
+        v->type.elem != Scalar::Other)
+      return false;
+    if (v->kind == Var::Param) {
+      if (v->assignCount)
+        return false;
+      if (!assigned)
+        assigned = std::make_unique<std::set<Var *>>(assignedIn(F.body, fe));
+      return !assigned->count(v);
+    }
+    if (v->kind != Var::Local && v->kind != Var::Synthetic)
+      return false;
+    auto known = copies.find(v);
+    if (known != copies.end())
+      return known->second;
+    copies[v] = false; // a copy of itself is not unchanged
+    int sets = 0;
+    Var *from = nullptr;
+    walk(const_cast<Block &>(F.body), [&](Stmt &st, const WalkCtx &) {
+      for (const Effect &ef : effectsOf(st, fe))
+        if (ef.target == v) {
+          ++sets;
+          if (st.kind == Stmt::Assign && st.op == "=" &&
+              st.lhs->kind == Expr::VarRef && st.lhs->var == v &&
+              st.rhs->kind == Expr::VarRef)
+            from = st.rhs->var;
+        }
+    });
+    bool ok = sets == 1 && from && unchangedStruct(from);
+    copies[v] = ok;
+    if (ok)
+      source[v] = source.count(from) ? source[from] : from;
+    return ok;
+  }
+  std::map<Var *, bool> copies;
+
+public:
+  /// The parameter each such local copies (m_2 -> m): a length is
+  /// evaluated before the forward sweep sets the copies, so it names the
+  /// parameters.
+  std::map<Var *, Var *> source;
+
+private:
+  /// Is c (invariant) at least 1 wherever F evaluates the access: the
+  /// bound of an enclosing `for (v = lo; v < c; v++)` with lo >= 0, or of
+  /// `v <= c` with lo >= 1?
+  bool positiveHere(const ExprP &c) {
+    std::string text = printExpr(c);
+    for (auto &[v, l] : loops) {
+      if (l->loopStep <= 0 || printExpr(l->loopHi) != text)
+        continue;
+      ExprP lo = bound(l->loopLo, false);
+      if (!lo || lo->kind != Expr::IntLit)
+        continue;
+      long long k = std::stoll(lo->text, nullptr, 0);
+      if ((l->loopCmp == "<" && k >= 0) || (l->loopCmp == "<=" && k >= 1))
+        return true;
+    }
+    return false;
   }
 
   static ExprP add(const ExprP &a, const ExprP &b,
@@ -177,6 +254,19 @@ private:
         long long k = std::stoll(c->text, nullptr, 0);
         ExprP b = bound(x, k >= 0 ? max : !max);
         return b ? mkBinary("*", c, b) : nullptr;
+      }
+      // Row times width, `j * nx` inside `for (i = 0; i < nx; i++)`: nx is
+      // positive there, and j's extremes are its value's when j >= 0.
+      for (int s = 0; s < 2; ++s) {
+        const ExprP &c = e->ops[s], &x = e->ops[1 - s];
+        if (!invariant(c) || !positiveHere(c))
+          continue;
+        ExprP lo = bound(x, false);
+        if (!lo || lo->kind != Expr::IntLit ||
+            std::stoll(lo->text, nullptr, 0) < 0)
+          continue;
+        ExprP b = max ? bound(x, true) : lo;
+        return b ? mkBinary("*", b, c) : nullptr;
       }
     }
     return nullptr;
@@ -316,6 +406,16 @@ private:
         access(ix, e, loc);
         return scan(ix, loc);
       }
+    // A field of P's elements, p[ix].f (a view of P's shape, Frontend's
+    // field views): an access of element ix.
+    if (e->kind == Expr::Index && e->ops[0]->kind == Expr::VarRef) {
+      const Var *v = e->ops[0]->var;
+      if (v->fieldOf && v->fieldParentRank == 1 &&
+          (v->fieldOf == P || aliases.count(v->fieldOf))) {
+        access(e->ops[1], e, loc);
+        return scan(e->ops[1], loc);
+      }
+    }
     if (e->kind == Expr::Unary && e->text == "*")
       if (ExprP o = offsetInto(e->ops[0])) {
         access(o, e, loc);
@@ -395,6 +495,21 @@ private:
   }
 };
 
+/// e with the variables in `to` replaced (also inside member accesses).
+ExprP renamed(const ExprP &e, const std::map<Var *, Var *> &to) {
+  if (!e || to.empty())
+    return e;
+  auto r = std::make_shared<Expr>(*e);
+  if (r->var && to.count(r->var))
+    r->var = to.at(r->var);
+  for (Var *&v : r->vars)
+    if (to.count(v))
+      v = to.at(v);
+  for (ExprP &o : r->ops)
+    o = renamed(o, to);
+  return r;
+}
+
 } // namespace
 
 ExprP inferLength(Function &F, Var *p, std::string &why, const Frontend &fe,
@@ -424,6 +539,8 @@ ExprP inferLength(Function &F, Var *p, std::string &why, const Frontend &fe,
   }
   if (acc.lens.empty())
     return nullptr;
+  for (ExprP &l : acc.lens)
+    l = renamed(l, acc.source);
   // Lengths X + c with the same X: keep the largest c.
   std::map<std::string, std::pair<ExprP, long long>> byBase;
   for (const ExprP &l : acc.lens) {

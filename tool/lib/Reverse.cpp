@@ -191,6 +191,9 @@ public:
       t.elem = Scalar::Double;   // scalar adjoints are double (the contract)
       t.base = "double";
     }
+    else if (v->kind == Var::Param && v->type.ptrDepth == 0 &&
+             v->type.dims.empty())
+      name = v->name + "_b_acc"; // a struct by value: added into *v_b
     else if (v->kind == Var::Param && v->replicated && v->partial)
       name = v->name + "_b_part"; // this rank's share of the gradient
     Var *s = newSynth(name, t);
@@ -2701,7 +2704,7 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
                                 "(...) is not a parameter of '" + F.name + "'");
       return nullptr;
     }
-    bool structs = clause == "output" && p->type.floatingFields;
+    bool structs = p->type.floatingFields;
     // A row-pointer array (`double **u`) may be an output: its shadow is
     // the caller's, of the same shape.
     bool rows = clause == "output" && p->type.isFloatingElem() &&
@@ -2720,10 +2723,8 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       diag_.error(n.second, clause + " parameter '" + n.first +
                                 "' must be a non-const pointer to "
                                 "float/double" +
-                                (clause == "output"
-                                     ? " (or to structs with float/double "
-                                       "fields)"
-                                     : ""));
+                                " (or to structs with float/double "
+                                "fields)");
       return nullptr;
     }
     return p;
@@ -2737,12 +2738,8 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       ok = false;
     } else if (p->type.floatingFields && p->type.ptrDepth == 0 &&
                p->type.dims.empty()) {
-      diag_.error(w.second, "wrt parameter '" + w.first +
-                                "' is a struct passed by value; pass a "
-                                "pointer to it (" + p->type.base + " *" +
-                                w.first + ") so that its adjoint can be "
-                                "returned through " + w.first + "_b");
-      ok = false;
+      // A struct by value (a parameter block): its adjoint is returned
+      // through `S *p_b`.
     } else if (p->type.floatingFields && p->type.ptrDepth == 1) {
       // An array of structs: its float and double fields are the inputs.
     } else if (!p->type.isFloatingElem() || p->type.ptrDepth > 2) {
@@ -3031,6 +3028,66 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
   return generateOnce(fd, ann, {}, out);
 }
 
+/// One rank's share of a gradient, summed over ranks at the end of F_b
+/// (mpiad_batch_add_*): `len` elements from `part` added into `dest`;
+/// `owned` is freed afterwards.
+struct PartialSum {
+  ExprP part, dest, len;
+  Scalar elem = Scalar::Double;
+  Var *owned = nullptr;
+};
+
+/// A struct passed by value in wrt(...), as parameter blocks are
+/// (`const t_param params`): F_b takes `S *p_b`, the function accumulates
+/// the adjoints of its fields in the local `S p_b_acc` (acc), and each
+/// floating field it reads is added into `p_b` at the end, after a sum over
+/// ranks where the field is equal on all ranks but read by rank-varying code.
+static void addStructParamAdjoint(Function &F, Var *p, Var *acc, Var *sig,
+                                  bool perRank,
+                                  const std::function<Var *()> &newCounter,
+                                  Block &epilogue,
+                                  std::vector<PartialSum> &partials) {
+  std::vector<Var *> fields;
+  for (auto &v : F.vars)
+    if (v->fieldOf == p && v->active)
+      fields.push_back(v.get());
+  for (Var *v : fields) {
+    std::string from = acc->name + v->field, to = sig->name + "->" +
+                                                 v->field.substr(1);
+    if (v->replicated && v->partial && !perRank) {
+      std::string elem = v->type.elem == Scalar::Float ? "float" : "double";
+      std::string n = "1";
+      for (const std::string &d : v->type.dims)
+        n += " * " + d;
+      auto first = [&](const std::string &lv, Var *root, bool isConst) {
+        return v->type.dims.empty()
+                   ? mkAddrOf(mkOpaque(lv, {root}, v->type.elem))
+                   : mkCast((isConst ? "const " : "") + elem + " *",
+                            mkOpaque(lv, {root}), v->type.elem, 1);
+      };
+      partials.push_back({first(from, acc, true), first(to, sig, false),
+                          v->type.dims.empty() ? mkInt(1) : mkOpaque(n.substr(4)),
+                          v->type.elem, nullptr});
+      continue;
+    }
+    // p_b->f[k0][k1] += p_b_acc.f[k0][k1], over the field's dimensions.
+    std::vector<Var *> ks;
+    std::string idx;
+    for (size_t d = 0; d < v->type.dims.size(); ++d) {
+      ks.push_back(newCounter());
+      idx += "[" + ks.back()->name + "]";
+    }
+    std::vector<Var *> reads = ks;
+    reads.push_back(acc);
+    StmtP add = mkAssign(mkOpaque(to + idx, {sig}, v->type.elem), "+=",
+                         mkOpaque(from + idx, reads, v->type.elem));
+    for (size_t d = ks.size(); d-- > 0;)
+      add = mkCountedLoop(ks[d], mkInt(0), mkIntText(v->type.dims[d]), false,
+                          "<", {add});
+    epilogue.push_back(add);
+  }
+}
+
 bool Module::generateOnce(const clang::FunctionDecl *fd,
                           const Annotation &annIn,
                           const std::set<std::string> &assume,
@@ -3083,7 +3140,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
   std::vector<std::string> params, argNames; // declarations, and names
   Block prologue, epilogue;
   std::string comm = mainComm(F);
-  std::vector<std::tuple<Var *, Var *, ExprP>> partials; // param, sig, len
+  std::vector<PartialSum> partials;
   for (auto &[buf, len] : G.replicaBuffers) {
     prologue.push_back(
         mkDecl(buf, zeroedAlloc(len, buf->type.base, R.outName, buf->name, comm)));
@@ -3113,6 +3170,21 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
     CType st = p->type;
     if (st.base.rfind("const ", 0) == 0)
       st.base = st.base.substr(6);
+    if (p->type.ptrDepth == 0 && p->type.floatingFields) {
+      // A struct by value: `S *p_b`, its fields' adjoints added at the end.
+      CType pt = st;
+      pt.ptrDepth = 1;
+      pt.isConst = false;
+      Var *sig = F.newVar(G.unique(p->name + "_b"), pt, Var::Param);
+      params.push_back(printDecl(*sig));
+      argNames.push_back(sig->name);
+      if (p->active)
+        addStructParamAdjoint(
+            F, p, G.shadow(p), sig, R.perRank,
+            [&] { return G.newSynth("mpiad_k", G.intType("int")); }, epilogue,
+            partials);
+      continue;
+    }
     if (p->type.ptrDepth == 0) {
       // Scalar: `double *s_b` (double also for float scalars, as the
       // contract says), accumulated at the end.
@@ -3126,7 +3198,8 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
       if (p->active) {
         Var *acc = G.shadow(p);
         if (p->replicated && p->partial && !R.perRank)
-          partials.push_back({acc, sig, mkInt(1)});
+          partials.push_back({mkAddrOf(mkVar(acc)), mkVar(sig), mkInt(1),
+                              Scalar::Double, nullptr});
         else
           epilogue.push_back(mkAssign(mkIndex(mkVar(sig), mkInt(0)), "+=",
                                       mkVar(acc)));
@@ -3214,7 +3287,17 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
         }
         elems = mkOpaque(n);
       }
-      partials.push_back({part, sig, elems});
+      // A pointer to rows (double (*)[NY]) is passed as its first element.
+      auto flat = [&](Var *v, bool isConst) {
+        ExprP e = mkVar(v);
+        std::string elem = v->type.elem == Scalar::Float ? "float" : "double";
+        return v->type.ptrToArray
+                   ? mkCast((isConst ? "const " : "") + elem + " *", e,
+                            v->type.elem, 1)
+                   : e;
+      };
+      partials.push_back(
+          {flat(part, true), flat(sig, false), elems, part->type.elem, part});
     }
   }
   if (!R.perRank && !trial_)
@@ -3239,30 +3322,17 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
         "ranks, in one call"));
     epilogue.push_back(mkExprStmt(mkCall(
         "mpiad_batch_begin", {mkAddrOf(mkVar(b)), mkOpaque(comm)}, Scalar::Void)));
-    for (auto &[part, sig, len] : partials) {
-      bool scalar = part->type.ptrDepth == 0;
-      std::string elem = part->type.elem == Scalar::Float ? "float" : "double";
-      // A pointer to rows (double (*)[NY]) is passed as its first element.
-      auto flat = [&](Var *v, bool isConst) {
-        ExprP e = mkVar(v);
-        return v->type.ptrToArray
-                   ? mkCast((isConst ? "const " : "") + elem + " *", e,
-                            v->type.elem, 1)
-                   : e;
-      };
+    for (const PartialSum &ps : partials)
       epilogue.push_back(mkExprStmt(mkCall(
           std::string("mpiad_batch_add_") +
-              (part->type.elem == Scalar::Float ? "f32" : "f64"),
-          {mkAddrOf(mkVar(b)), scalar ? mkAddrOf(mkVar(part)) : flat(part, true),
-           flat(sig, false), len},
-          Scalar::Void)));
-    }
+              (ps.elem == Scalar::Float ? "f32" : "f64"),
+          {mkAddrOf(mkVar(b)), ps.part, ps.dest, ps.len}, Scalar::Void)));
     epilogue.push_back(mkExprStmt(
         mkCall("mpiad_batch_allreduce", {mkAddrOf(mkVar(b))}, Scalar::Void)));
-    for (auto &[part, sig, len] : partials)
-      if (part->type.ptrDepth > 0)
+    for (const PartialSum &ps : partials)
+      if (ps.owned)
         epilogue.push_back(
-            mkExprStmt(mkCall("free", {mkVar(part)}, Scalar::Void)));
+            mkExprStmt(mkCall("free", {mkVar(ps.owned)}, Scalar::Void)));
   }
   // Seed of the return value.
   Block seed;

@@ -106,10 +106,6 @@ double sent_whole(const particle *p, int n, MPI_Comm comm) {
 #endif
 
 #ifdef CLAUSES
-// CLAUSES-DAG: struct-fields.c:[[@LINE+1]]:33: error: wrt parameter 'v' is a struct passed by value; pass a pointer to it (struct vec *v) so that its adjoint can be returned through v_b
-#pragma mpiad differentiate wrt(v)
-double by_value(struct vec v) { return v.x * v.y; }
-
 #pragma mpiad differentiate wrt(p) replicated(p)
 // CLAUSES-DAG: struct-fields.c:[[@LINE+1]]:43: error: 'p' is an array of structs whose fields are equal on all ranks (replicated); mpiad does not yet sum such gradients over ranks: pass the fields as arrays of double, or make 'p' varying(p)
 double replicated_structs(const particle *p, int n, MPI_Comm comm) {
