@@ -13,7 +13,12 @@
 // An access `p[ix]` (or `*p`, `*(p + k)`) contributes max(ix) + 1, where the
 // maximum is taken over the canonical loops around it: a counter of
 // `for (i = lo; i < hi; i++)` is at most hi - 1, and expressions built from
-// literals and parameters the function never assigns are their own bound.
+// literals, parameters the function never assigns and the integer fields of
+// structs passed by value that it never assigns (`params.nx`, also through
+// the copy an inlined call makes) are their own bound.  A product `j * w`
+// of such a `w` is bounded where an enclosing loop `i < w` from 0 shows
+// that w is positive.  A field of an element (`p[ix].speeds[k]`) is an
+// access of element ix.
 // `p`, `p + k` or `&p[k]` passed to a same-file callee contributes k plus the
 // callee's lengths for that parameter (computed the same way, in terms of
 // its parameters, then bound to the call's arguments).  A buffer of a
