@@ -632,6 +632,14 @@ void mpiad_check_replicated(MPI_Comm comm, const char *fn,
 void *mpiad_alloc_zeroed(mpiad_impl_llong count, size_t elem_size, const char *fn,
                          const char *what, MPI_Comm comm);
 
+/** The larger of two lengths: an array's length inferred from accesses
+ *  with different extents is the largest of them (one call per extent, so
+ *  the generated expression grows linearly with their number). */
+MPIAD_IMPL_INLINE mpiad_impl_llong mpiad_max_len(mpiad_impl_llong a,
+                                                 mpiad_impl_llong b) {
+  return a > b ? a : b;
+}
+
 /** Pushes (pops) the elements of `count` items of datatype t at buf: a
  *  buffer that a message with a derived datatype overwrites (layout.c).  t
  *  is MPI_DOUBLE, MPI_FLOAT or a derived datatype made of one of them; the

@@ -40,7 +40,7 @@ std::string unknownOrigin(const ExprP &rhs, const Frontend &fe) {
 /// `activeArray`, every path through it would be missed, silently: each
 /// such access is an error.  False if any was reported.
 bool refusePointerFieldData(Function &F, const std::string &activeArray,
-                            Diag &diag) {
+                            Diag &diag, const std::set<const Var *> &inputs) {
   bool ok = true;
   std::set<std::string> reported;
   walk(F.body, [&](Stmt &st, const WalkCtx &) {
@@ -53,6 +53,28 @@ bool refusePointerFieldData(Function &F, const std::string &activeArray,
         return;
       std::string field = printExpr(b);
       if (!reported.insert(field).second)
+        return;
+      // The struct the field chain starts from (`s` of s->atoms->r).
+      ExprP root = b;
+      while (root->kind == Expr::Opaque && !root->ops.empty())
+        root = root->ops[0];
+      while (root->kind == Expr::Index || root->kind == Expr::Unary)
+        root = root->ops[0];
+      const Var *from = root->kind == Expr::VarRef ? root->var : nullptr;
+      if (from && inputs.count(from)) {
+        diag.error(e.loc.isValid() ? e.loc : st.loc,
+                   "'" + field + "' is floating-point data reached through a "
+                   "pointer field of '" + from->userName +
+                   "', which is differentiated; mpiad does not follow "
+                   "derivatives through pointer fields, so this data would "
+                   "count as a constant and its derivatives would be lost: "
+                   "pass the array as a parameter of its own (double *" +
+                   b->text.substr(b->text[0] == '.' ? 1 : 2) +
+                   ") and list it in wrt(...)/output(...)");
+        ok = false;
+        return;
+      }
+      if (activeArray.empty())
         return;
       diag.error(e.loc.isValid() ? e.loc : st.loc,
                  "floating-point data accessed through the pointer field '" +

@@ -161,10 +161,13 @@ struct GatherContext {
 };
 struct SwapCopy;
 /// Floating data accessed through a struct's pointer field (`s.p[i]`) is a
-/// constant to mpiad; where the field may point into `activeArray` each
-/// such access is a located error (Activity.cpp).  False if any was.
+/// constant to mpiad; where the field may point into `activeArray` (when
+/// not empty), or belongs to one of the differentiated structs `inputs`
+/// (`s->atoms->r` with s in wrt), each such access is a located error
+/// (Activity.cpp).  False if any was.
 bool refusePointerFieldData(Function &F, const std::string &activeArray,
-                            Diag &diag);
+                            Diag &diag,
+                            const std::set<const Var *> &inputs = {});
 /// Where an assignment's value, a floating pointer, points into memory
 /// whose origin the function cannot see: "the pointer field 's.p'" or
 /// "the external function 'get_buf'"; empty otherwise (Activity.cpp).

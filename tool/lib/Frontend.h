@@ -108,6 +108,7 @@ public:
     return it == byName_.end() ? nullptr : it->second;
   }
   const RuleSet *rules() const { return &rules_; }
+  clang::ASTContext &context() const { return ctx_; }
   /// A fresh, uncached lowering of `fd`: each differentiation request owns
   /// its copy, since the analyses annotate the IR.
   std::unique_ptr<Function> lowerCopy(const clang::FunctionDecl *fd);

@@ -13,7 +13,7 @@
 // An access `p[ix]` (or `*p`, `*(p + k)`) contributes max(ix) + 1, where the
 // maximum is taken over the canonical loops around it: a counter of
 // `for (i = lo; i < hi; i++)` is at most hi - 1, and expressions built from
-// literals, parameters the function never assigns and the integer fields of
+// literals, parameters and globals the function never assigns, the integer fields of
 // structs passed by value that it never assigns (`params.nx`, also through
 // the copy an inlined call makes) are their own bound.  A product `j * w`
 // of such a `w` is bounded where an enclosing loop `i < w` from 0 shows
@@ -105,8 +105,15 @@ private:
     case Expr::Opaque:
       return e->intConstant || unchangedField(e);
     case Expr::VarRef:
-      if (e->var->kind != Var::Param || !e->var->type.isIntScalar() ||
-          e->var->assignCount || loops.count(e->var))
+      // Integer parameters and globals (miniWeather's nx) F never assigns;
+      // a global that is not const only where F calls no function of
+      // another file, which could change it.
+      if ((e->var->kind != Var::Param && e->var->kind != Var::Global) ||
+          !e->var->type.isIntScalar() || e->var->assignCount ||
+          loops.count(e->var))
+        return false;
+      if (e->var->kind == Var::Global && !e->var->type.isConst &&
+          callsElsewhere())
         return false;
       if (!assigned)
         assigned = std::make_unique<std::set<Var *>>(assignedIn(F.body, fe));
@@ -131,6 +138,30 @@ private:
       if (!invariant(o))
         return false;
     return true;
+  }
+
+  /// Does F call a function defined in another file (other than the C
+  /// library's allocation, copying and printing functions and the math
+  /// functions of the rules)?
+  int elsewhere = -1;
+  bool callsElsewhere() {
+    if (elsewhere >= 0)
+      return elsewhere;
+    static const std::set<std::string> library = {
+        "printf", "fprintf", "puts",  "putchar", "malloc", "calloc",
+        "realloc", "free",   "memcpy", "memset", "memmove", "assert",
+        "exit",   "abort"};
+    elsewhere = 0;
+    walk(const_cast<Block &>(F.body), [&](Stmt &st, const WalkCtx &) {
+      for (const ExprP &x : {st.lhs, st.rhs, st.cond})
+        visitExpr(x, [&](const Expr &c) {
+          if (c.kind == Expr::Call && !fe.callee(c.text) &&
+              !library.count(c.text) &&
+              !(fe.rules() && fe.rules()->math(c.text)))
+            elsewhere = 1;
+        });
+    });
+    return elsewhere;
   }
 
   /// An integer field of a struct passed by value that F never assigns
@@ -568,7 +599,7 @@ ExprP inferLength(Function &F, Var *p, std::string &why, const Frontend &fe,
   ExprP len;
   for (auto &kv : byBase) {
     ExprP one = plusConst(kv.second.first, kv.second.second);
-    len = len ? mkCond(mkBinary(">", len, one), len, one) : one;
+    len = len ? mkCall("mpiad_max_len", {len, one}, Scalar::Int) : one;
   }
   return len;
 }

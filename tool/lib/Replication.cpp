@@ -199,6 +199,8 @@ private:
     auto it = scalarOf.find(r);
     if (it != scalarOf.end())
       return it->second;
+    if (r->kind == Var::Param) // semantics(per_rank): nothing is shared
+      return scalarOf[r] = !req.perRank && cellParam(r) ? r : nullptr;
     Var *one = nullptr;
     bool ok = true;
     for (auto &m : f.vars) {
@@ -217,6 +219,75 @@ private:
     }
     return scalarOf[r] = ok ? one : nullptr;
   }
+  /// A pointer parameter that only ever names one value, as outputs written
+  /// through a pointer are (`double *te` used as `*te` and `te[0]`, also
+  /// through copies, or as the buffer of one element of a communication
+  /// call): that value is tracked as a scalar, so that the last store
+  /// decides its replication on exit (`*te = loc; ...; *te = glob;` with
+  /// glob an Allreduce result is equal on all ranks).
+  bool cellParam(Var *r) {
+    if (r->type.ptrDepth != 1 || !r->type.dims.empty() || r->type.ptrToArray ||
+        !r->type.isFloatingElem())
+      return false;
+    auto inClass = [&](const ExprP &e) {
+      return e && e->kind == Expr::VarRef && aliasRoot(f, e->var) == r;
+    };
+    bool ok = true;
+    // Every use of the class: p[0], or a copy into a pointer of the class.
+    std::function<void(const ExprP &)> scan = [&](const ExprP &e) {
+      if (!e || !ok)
+        return;
+      if (e->kind == Expr::Index && inClass(e->ops[0])) {
+        ok &= e->ops[1]->kind == Expr::IntLit && e->ops[1]->text == "0";
+        return;
+      }
+      if (inClass(e)) {
+        ok = false;
+        return;
+      }
+      if (e->kind == Expr::Opaque &&
+          std::any_of(e->vars.begin(), e->vars.end(),
+                      [&](Var *v) { return aliasRoot(f, v) == r; }))
+        ok = false;
+      for (const ExprP &o : e->ops)
+        scan(o);
+    };
+    walk(f.body, [&](Stmt &st, const WalkCtx &) {
+      Var *t = st.kind == Stmt::Decl ? st.var
+               : st.kind == Stmt::Assign && st.lhs->kind == Expr::VarRef
+                   ? st.lhs->var
+                   : nullptr;
+      if (t && aliasRoot(f, t) == r) {
+        // A copy of the pointer: `double *q = te;`.
+        ok &= st.op == "=" || st.kind == Stmt::Decl;
+        ok &= !st.rhs || inClass(st.rhs);
+        return;
+      }
+      if (st.kind == Stmt::Comm) {
+        const CommRule &rule = *st.comm.rule;
+        for (size_t i = 0; i < st.comm.args.size(); ++i) {
+          const ExprP &a = st.comm.args[i];
+          if (!inClass(a)) {
+            scan(a);
+            continue;
+          }
+          // A buffer of one element.
+          const CommArg *arg = i < rule.args.size() ? &rule.args[i] : nullptr;
+          int c = arg && arg->role == CommArg::Buffer && arg->exactCount
+                      ? rule.argIndex(arg->count)
+                      : -1;
+          ok &= c >= 0 && (size_t)c < st.comm.args.size() &&
+                isOneLiteral(st.comm.args[c]);
+        }
+        return;
+      }
+      scan(st.lhs);
+      scan(st.rhs);
+      scan(st.cond);
+    });
+    return ok;
+  }
+
   /// `*p = e` (p[0]) through a pointer to one scalar: a whole new value of
   /// that scalar, defined here, as `t = e` would be.
   bool storesPointedScalar(const Stmt &s, Var *t) {
@@ -494,10 +565,11 @@ private:
 std::shared_ptr<ReplicationResult> Replication::run(Diag &diag) {
   findCommCopies();
   for (Var *p : f.params)
-    entry[p] = scalar(p) ? newDef(p, nullptr) : whole(p);
+    entry[p] = scalar(p) || pointedScalar(p) == p ? newDef(p, nullptr) : whole(p);
   State st;
   std::vector<const Stmt *> control;
   block(f.body, st, control);
+
   int exitRet = -1;
   if (f.retVar) {
     std::set<int> r = reaching(st, f.retVar);

@@ -2685,6 +2685,50 @@ ExprP Module::scratchLength(Function &F, const Annotation &ann, Var *p) {
   return len;
 }
 
+/// A name in a length written in a clause (`scratch(w[nx * NV])`): the
+/// length is evaluated on entry, so it may name integer parameters, integer
+/// constants of the file (enumerators, `static const int NV`) and integer
+/// globals that the function does not change (set once at start-up, as
+/// miniWeather's nx); else an error at the name.
+bool Module::lengthName(Function &F,
+                        const std::pair<std::string, clang::SourceLocation> &n,
+                        const std::string &clause) {
+  for (Var *p : F.params)
+    if (p->userName == n.first) {
+      if (p->type.ptrDepth == 0 && p->type.elem == Scalar::Int)
+        return true;
+      diag_.error(n.second, "'" + n.first + "' in the length of " + clause +
+                                " must be an integer, not a parameter of "
+                                "type '" + printType(p->type) + "'");
+      return false;
+    }
+  clang::ASTContext &ctx = fe_.context();
+  for (clang::NamedDecl *nd :
+       ctx.getTranslationUnitDecl()->lookup(&ctx.Idents.get(n.first))) {
+    if (llvm::isa<clang::EnumConstantDecl>(nd))
+      return true;
+    const auto *vd = llvm::dyn_cast<clang::VarDecl>(nd);
+    if (!vd || !vd->getType()->isIntegerType())
+      continue;
+    if (vd->getType().isConstQualified())
+      return true;
+    std::set<Var *> changed = assignedIn(F.body, fe_);
+    for (Var *v : changed)
+      if (v->kind == Var::Global && v->userName == n.first) {
+        diag_.error(n.second, "'" + n.first + "' in the length of " + clause +
+                                  " is a global that '" + F.name +
+                                  "' changes; the length is taken on entry: "
+                                  "write it with values that do not change");
+        return false;
+      }
+    return true;
+  }
+  diag_.error(n.second, "'" + n.first + "' in the length of " + clause +
+                            " is neither an integer parameter of '" + F.name +
+                            "' nor an integer constant or global of the file");
+  return false;
+}
+
 bool Module::checkClauses(Function &F, const Annotation &ann) {
   // Clause checks: names exist and have a suitable type.
   auto param = [&](const std::string &n) -> Var * {
@@ -2786,21 +2830,8 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
     auto names = ann.replicatedLenNames.find(r.first);
     if (names == ann.replicatedLenNames.end())
       continue;
-    // The length is evaluated on entry, from the parameters alone.
-    for (const auto &n : names->second) {
-      Var *q = param(n.first);
-      if (!q) {
-        diag_.error(n.second, "'" + n.first + "' in the length of replicated(" +
-                                  r.first + "[...]) is not a parameter of '" +
-                                  F.name + "'");
-        ok = false;
-      } else if (q->type.ptrDepth != 0 || q->type.elem != Scalar::Int) {
-        diag_.error(n.second, "'" + n.first + "' in the length of replicated(" +
-                                  r.first +
-                                  "[...]) must be an integer parameter");
-        ok = false;
-      }
-    }
+    for (const auto &n : names->second)
+      ok &= lengthName(F, n, "replicated(" + r.first + "[...])");
   }
   for (const auto &v : ann.varying) {
     if (!param(v.first)) {
@@ -2830,15 +2861,8 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
     auto names = ann.scratchLenNames.find(sc.first);
     if (names == ann.scratchLenNames.end())
       continue;
-    for (const auto &n : names->second) {
-      Var *q = param(n.first);
-      if (!q || q->type.ptrDepth != 0 || q->type.elem != Scalar::Int) {
-        diag_.error(n.second, "'" + n.first + "' in the length of scratch(" +
-                                  sc.first +
-                                  "[...]) must be an integer parameter");
-        ok = false;
-      }
-    }
+    for (const auto &n : names->second)
+      ok &= lengthName(F, n, "scratch(" + sc.first + "[...])");
   }
   // Floating data read through a pointer kept in a struct field is a
   // constant to the analyses (fields carry no derivative).  When the field
@@ -2846,12 +2870,19 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
   // path through it, silently: refuse, unless no differentiated pointer of
   // that element type exists (checked again by the activity analysis for
   // local arrays whose values depend on the inputs: Activity.cpp).
+  // A differentiated struct's own pointer fields are refused in any case.
   std::string activeArray;
-  for (Var *p : F.params)
-    if (p->type.ptrDepth >= 1 && p->type.isFloatingElem() &&
-        (named(ann.wrt, p->userName) || named(ann.outputs, p->userName)))
+  std::set<const Var *> inputStructs;
+  for (Var *p : F.params) {
+    if (!named(ann.wrt, p->userName) && !named(ann.outputs, p->userName))
+      continue;
+    if (p->type.ptrDepth >= 1 && p->type.isFloatingElem())
       activeArray = activeArray.empty() ? p->userName : activeArray;
-  if (!activeArray.empty() && !refusePointerFieldData(F, activeArray, diag_))
+    if (p->type.floatingFields || p->type.elem == Scalar::Other)
+      inputStructs.insert(p);
+  }
+  if ((!activeArray.empty() || !inputStructs.empty()) &&
+      !refusePointerFieldData(F, activeArray, diag_, inputStructs))
     ok = false;
   if (ann.outputs.empty() && !F.ret.isFloatingScalar()) {
     diag_.error(ann.loc, "'" + F.name +

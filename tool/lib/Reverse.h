@@ -54,6 +54,9 @@ public:
                                    bool activeReturn, clang::SourceLocation loc);
   /// Checks the pragma's clauses against the function; false on error.
   bool checkClauses(Function &F, const Annotation &ann);
+  bool lengthName(Function &F,
+                  const std::pair<std::string, clang::SourceLocation> &n,
+                  const std::string &clause);
   ExprP scratchLength(Function &F, const Annotation &ann, Var *p);
   ExprP zeroedAlloc(const ExprP &len, const std::string &elem,
                     const std::string &fn, const std::string &var,

@@ -14,14 +14,14 @@
 // CHECK-NEXT: w[2] = 0;
 // CHECK:      mpiad_push_f64_array(&u[1], n - 2 > 0 ? n - 2 : 0);
 // CHECK:      /* outputs the reverse sweep will restore: keep their final values */
-// CHECK-NEXT: double *u_final = malloc((1 > n ? 1 : n) * sizeof(double));
-// CHECK-NEXT: memcpy(u_final, u, (1 > n ? 1 : n) * sizeof(double));
+// CHECK-NEXT: double *u_final = malloc(mpiad_max_len(1, n) * sizeof(double));
+// CHECK-NEXT: memcpy(u_final, u, mpiad_max_len(1, n) * sizeof(double));
 // CHECK:      /* reverse sweep */
 // CHECK-NEXT: mpiad_pop_f64_array(&u[1], n - 2 > 0 ? n - 2 : 0);
 // CHECK-NEXT: for (int i = n - 2; i >= 1; i--) {
 // CHECK:        w_b[1] += mpiad_t1 * u[i + 1];
 // CHECK:      u_b[0] += w_b[0];
-// CHECK:      memcpy(u, u_final, (1 > n ? 1 : n) * sizeof(double));
+// CHECK:      memcpy(u, u_final, mpiad_max_len(1, n) * sizeof(double));
 // CHECK-NEXT: free(u_final);
 // CHECK-NEXT: {{^}}}
 

@@ -15,7 +15,7 @@
 // RUN: %mpiad-emit -DCASE=8 %s -o - | FileCheck %s --check-prefix=C8
 
 #if CASE == 1
-// C1: replicated-length-expr.c:[[@LINE+1]]:49: error: 'q' in the length of replicated(x[...]) is not a parameter of 'f'
+// C1: replicated-length-expr.c:[[@LINE+1]]:49: error: 'q' in the length of replicated(x[...]) is neither an integer parameter of 'f' nor an integer constant or global of the file
 #pragma mpiad differentiate wrt(x) replicated(x[q], n) varying(v)
 #elif CASE == 2
 // C2: replicated-length-expr.c:[[@LINE+1]]:51: error: expected an integer expression over the function's parameters as the length in replicated(NAME[...]), found ']'
@@ -30,7 +30,7 @@
 // C5: replicated-length-expr.c:[[@LINE+1]]:49: error: expected an integer expression over the function's parameters as the length in replicated(NAME[...]), found '{'
 #pragma mpiad differentiate wrt(x) replicated(x[{n}], n) varying(v)
 #elif CASE == 6
-// C6: replicated-length-expr.c:[[@LINE+1]]:49: error: 'v' in the length of replicated(x[...]) must be an integer parameter
+// C6: replicated-length-expr.c:[[@LINE+1]]:49: error: 'v' in the length of replicated(x[...]) must be an integer, not a parameter of type 'double'
 #pragma mpiad differentiate wrt(x) replicated(x[v], n) varying(v)
 #elif CASE == 7
 // C7: replicated-length-expr.c:[[@LINE+1]]:49: error: the length of a replicated array is an integer; '1.5' is not
