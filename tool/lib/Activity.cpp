@@ -181,6 +181,32 @@ void checkExternalCalls(const ExprP &e, Function &f, const Frontend &fe,
   }
 }
 
+/// Argument k of communication call s is the address of one floating
+/// number of a struct field (`&p[i].f[k]`, `&p[i].x`, every index given)
+/// and the buffer's count is 1.
+static bool oneFieldElement(const Stmt &s, size_t k) {
+  const ExprP &a = s.comm.args[k];
+  if (a->kind != Expr::AddrOf)
+    return false;
+  int indices = 0;
+  ExprP e = a->ops[0];
+  while (e->kind == Expr::Index) {
+    ++indices;
+    e = e->ops[0];
+  }
+  if (e->kind != Expr::VarRef || !e->var->fieldOf ||
+      !e->var->type.isFloatingElem() ||
+      indices != (int)e->var->type.dims.size() + e->var->type.ptrDepth)
+    return false;
+  const CommRule *rule = s.comm.rule;
+  if (!rule || k >= rule->args.size() ||
+      rule->args[k].role != CommArg::Buffer)
+    return false;
+  int c = rule->argIndex(rule->args[k].count);
+  return c >= 0 && (size_t)c < s.comm.args.size() &&
+         isOneLiteral(s.comm.args[c]);
+}
+
 /// A struct variable whose fields carry derivatives may be used only
 /// through those fields (Frontend's field views), through its integer
 /// fields, allocated and freed: any other use (passed whole to a function
@@ -275,10 +301,15 @@ void checkFieldUses(Function &f, Diag &diag) {
     if (!alloc)
       scan(s.rhs, s.loc, false);
     scan(s.cond, s.loc, false);
-    for (const ExprP &a : s.comm.args) {
+    for (size_t k = 0; k < s.comm.args.size(); ++k) {
+      const ExprP &a = s.comm.args[k];
       // An array of structs of double (or float) values only, cast to that
       // element by the frontend, is a buffer of numbers.
       if (a->kind == Expr::Cast && baseVar(a) && structs.count(baseVar(a)))
+        continue;
+      // One number of one element, `&cells[k].speeds[5]` with a count of 1
+      // (a corner of a halo exchange): the address of a scalar.
+      if (oneFieldElement(s, k))
         continue;
       Var *b = baseVar(a);
       if (b && structs.count(b)) {
@@ -686,8 +717,10 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
         !named(req.ann.wrt, p->userName) &&
         !named(req.ann.outputs, p->userName) &&
         !named(req.ann.scratch, p->userName))
-      diag.error(p->loc, "parameter '" + p->userName +
-                             "' carries derivatives but has no shadow; add it "
+      diag.error(p->loc, (f.outlinedBlock()
+                              ? "'" + p->userName + "', used in the block,"
+                              : "parameter '" + p->userName + "'") +
+                             " carries derivatives but has no shadow; add it "
                              "to wrt(...) or output(...), or to scratch(...) "
                              "if it is a work array whose contents on entry "
                              "and exit do not matter");

@@ -218,6 +218,20 @@ CType convertType(QualType t, const ASTContext &ctx) {
   return r;
 }
 
+/// The first reference to `d` in `s`, in source order, or null.
+static const clang::Expr *firstUse(const clang::Stmt *s,
+                                   const ValueDecl *d) {
+  if (!s)
+    return nullptr;
+  if (const auto *r = dyn_cast<DeclRefExpr>(s))
+    if (r->getDecl() == d)
+      return r;
+  for (const clang::Stmt *c : s->children())
+    if (const clang::Expr *u = firstUse(c, d))
+      return u;
+  return nullptr;
+}
+
 /// Lowers one function body.
 class Lowering {
 public:
@@ -2906,10 +2920,15 @@ bool Lowering::run() {
     Var *v = F.newVar(p->getNameAsString(), convertType(p->getType(), fe.ctx_),
                       Var::Param);
     v->loc = p->getLocation();
-    if (fd->getName().starts_with("mpiad_block_L"))
+    if (fd->getName().starts_with("mpiad_block_L")) {
       if (const auto *ca =
               fe.ctx_.getAsConstantArrayType(p->getOriginalType()))
         v->outlinedExtent = (long long)ca->getSize().getZExtValue();
+      // The signature is the tool's: messages point at the block's first
+      // use of the variable, in the user's text.
+      if (const clang::Expr *use = firstUse(fd->getBody(), p))
+        v->loc = use->getBeginLoc();
+    }
     vars[p] = v;
     F.params.push_back(v);
   }

@@ -366,6 +366,8 @@ struct Annotation {
 
 struct Function {
   std::string name;
+  /// Is this the function a differentiated block became (Outline.cpp)?
+  bool outlinedBlock() const { return name.rfind("mpiad_block_L", 0) == 0; }
   CType ret; // return type
   std::vector<Var *> params;
   std::vector<std::unique_ptr<Var>> vars; // owns every variable

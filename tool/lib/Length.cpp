@@ -44,6 +44,9 @@ namespace mpiad {
 
 namespace {
 
+ExprP renamed(const ExprP &e, const std::map<Var *, Var *> &to);
+std::string printWithUserNames(const ExprP &e);
+
 /// Every access to one pointer parameter of one function.
 class Accesses {
 public:
@@ -90,7 +93,7 @@ private:
     if (bad)
       return;
     bad = true;
-    why = printExpr(e);
+    why = printWithUserNames(e);
     where = e->loc.isValid() ? e->loc : loc;
   }
 
@@ -530,6 +533,23 @@ private:
       stmt(*s);
   }
 };
+
+/// e as the user wrote it: variables by their names in the source (an
+/// inlined helper's `state_tmp_2` is its `state_tmp`).
+std::string printWithUserNames(const ExprP &e) {
+  std::set<Var *> vs;
+  collectVars(e, vs);
+  std::deque<Var> copies;
+  std::map<Var *, Var *> to;
+  for (Var *v : vs) {
+    if (v->userName.empty() || v->userName == v->name)
+      continue;
+    copies.push_back(*v);
+    copies.back().name = v->userName;
+    to[v] = &copies.back();
+  }
+  return printExpr(renamed(e, to));
+}
 
 /// e with the variables in `to` replaced (also inside member accesses).
 ExprP renamed(const ExprP &e, const std::map<Var *, Var *> &to) {

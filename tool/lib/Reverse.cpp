@@ -2673,7 +2673,11 @@ ExprP Module::scratchLength(Function &F, const Annotation &ann, Var *p) {
   clang::SourceLocation where;
   ExprP len = inferLength(F, p, why, fe_, &where);
   if (!len) {
-    diag_.error(p->loc, "cannot infer the length of scratch array '" +
+    clang::SourceLocation at = p->loc; // the clause's name, where written
+    for (const auto &sc : ann.scratch)
+      if (sc.first == p->userName && sc.second.isValid())
+        at = sc.second;
+    diag_.error(at, "cannot infer the length of scratch array '" +
                             p->userName + "'" +
                             (why.empty() ? "" : " (from '" + why + "')") +
                             "; write scratch(" + p->userName +
@@ -2683,6 +2687,31 @@ ExprP Module::scratchLength(Function &F, const Annotation &ann, Var *p) {
                         "counters and unchanged parameters");
   }
   return len;
+}
+
+/// "'x' in CLAUSE(...) is not a parameter of 'f'", or for a differentiated
+/// block, that it is no variable of the enclosing function the block uses
+/// (and, for a global, what to write instead).
+void Module::notAParameter(const Function &F, const std::string &name,
+                           const std::string &clause,
+                           clang::SourceLocation at) {
+  if (!F.outlinedBlock()) {
+    diag_.error(at, "'" + name + "' in " + clause +
+                        "(...) is not a parameter of '" + F.name + "'");
+    return;
+  }
+  std::string msg = "'" + name + "' in " + clause +
+                    "(...) is not a variable of the enclosing function that "
+                    "the block uses; a block's clauses name those";
+  clang::ASTContext &ctx = fe_.context();
+  for (clang::NamedDecl *nd :
+       ctx.getTranslationUnitDecl()->lookup(&ctx.Idents.get(name)))
+    if (llvm::isa<clang::VarDecl>(nd)) {
+      msg += " ('" + name + "' is a global: copy it into a local before the "
+             "block, use the local in the block and name it here)";
+      break;
+    }
+  diag_.error(at, msg);
 }
 
 /// A name in a length written in a clause (`scratch(w[nx * NV])`): the
@@ -2744,8 +2773,7 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
           const std::string &clause) -> Var * {
     Var *p = param(n.first);
     if (!p) {
-      diag_.error(n.second, "'" + n.first + "' in " + clause +
-                                "(...) is not a parameter of '" + F.name + "'");
+      notAParameter(F, n.first, clause, n.second);
       return nullptr;
     }
     bool structs = p->type.floatingFields;
@@ -2777,8 +2805,7 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
   for (const auto &w : ann.wrt) {
     Var *p = param(w.first);
     if (!p) {
-      diag_.error(w.second, "'" + w.first + "' in wrt(...) is not a parameter of '" +
-                                F.name + "'");
+      notAParameter(F, w.first, "wrt", w.second);
       ok = false;
     } else if (p->type.floatingFields && p->type.ptrDepth == 0 &&
                p->type.dims.empty()) {
@@ -2822,9 +2849,7 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
                       "of) the objective");
   for (const auto &r : ann.replicated) {
     if (!param(r.first)) {
-      diag_.error(r.second, "'" + r.first +
-                                "' in replicated(...) is not a parameter of '" +
-                                F.name + "'");
+      notAParameter(F, r.first, "replicated", r.second);
       ok = false;
     }
     auto names = ann.replicatedLenNames.find(r.first);
@@ -2835,9 +2860,7 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
   }
   for (const auto &v : ann.varying) {
     if (!param(v.first)) {
-      diag_.error(v.second, "'" + v.first +
-                                "' in varying(...) is not a parameter of '" +
-                                F.name + "'");
+      notAParameter(F, v.first, "varying", v.second);
       ok = false;
     } else if (named(ann.replicated, v.first)) {
       diag_.error(v.second, "'" + v.first +
@@ -3391,6 +3414,9 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
       for (Var *v : assignedIn(st.body, fe_))
         undone.insert(aliasRoot(F, v));
   });
+  // What to do to get the final values: run the primal.
+  std::string rerun = F.outlinedBlock() ? "run the block itself"
+                          : "call " + F.name;
   for (Var *p : F.params) {
     if (!named(ann.outputs, p->userName) || p->type.ptrDepth < 1 ||
         p->type.ptrDepth > 2 || !undone.count(aliasRoot(F, p)))
@@ -3402,7 +3428,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
                         "' does not hold its final values: the adjoint "
                         "restores the old values its reverse sweep reads, "
                         "and cannot put the final values back (the shape of "
-                        "a row-pointer array is not known); call " + F.name +
+                        "a row-pointer array is not known); " + rerun +
                         " if you need them");
       continue;
     }
@@ -3414,7 +3440,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
                         "' does not hold its final values: the adjoint "
                         "restores the old values its reverse sweep reads, "
                         "and cannot put the final values back (its length "
-                        "cannot be inferred); call " + F.name +
+                        "cannot be inferred); " + rerun +
                         " if you need them");
       continue;
     }

@@ -54,6 +54,8 @@ public:
                                    bool activeReturn, clang::SourceLocation loc);
   /// Checks the pragma's clauses against the function; false on error.
   bool checkClauses(Function &F, const Annotation &ann);
+  void notAParameter(const Function &F, const std::string &name,
+                     const std::string &clause, clang::SourceLocation at);
   bool lengthName(Function &F,
                   const std::pair<std::string, clang::SourceLocation> &n,
                   const std::string &clause);

@@ -14,7 +14,7 @@ double b(const double *x, double *w) { w[0] = x[0]; return w[0]; }
 #pragma mpiad differentiate wrt(x) varying(x) scratch(k)
 double c(const double *x, int *k) { return x[k[0]]; }
 
-// CHECK: scratch-clause.c:[[@LINE+2]]:35: error: cannot infer the length of scratch array 'w' (from 'w[idx[i]]'); write scratch(w[LENGTH]) in the pragma
+// CHECK: scratch-clause.c:[[@LINE+1]]:60: error: cannot infer the length of scratch array 'w' (from 'w[idx[i]]'); write scratch(w[LENGTH]) in the pragma
 #pragma mpiad differentiate wrt(x) varying(x, idx) scratch(w)
 double d(const double *x, double *w, const int *idx, int n) {
   double s = 0.0;
