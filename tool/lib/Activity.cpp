@@ -207,6 +207,27 @@ static bool oneFieldElement(const Stmt &s, size_t k) {
          isOneLiteral(s.comm.args[c]);
 }
 
+/// `pot = (LjPotential *)s->pot;`: a pointer to structs set from a pointer
+/// field, whose data is a constant (as for `double *m = s.p;`), where no
+/// struct of that type carries derivatives, so that it cannot point into
+/// one (CoMD reads its potential's parameters so).
+static bool constantStructPointer(Function &f, const Var *t, const ExprP &rhs) {
+  if (t->type.ptrDepth != 1 || !isFieldLoad(withoutCasts(rhs)))
+    return false;
+  auto type = [](const Var *v) {
+    const std::string &b = v->type.base;
+    return b.rfind("const ", 0) == 0 ? b.substr(6) : b;
+  };
+  for (auto &v : f.vars)
+    if (v->fieldOf && v->fieldOf != t && v->varied &&
+        type(v->fieldOf) == type(t))
+      return false;
+  for (auto &v : f.vars)
+    if (v->fieldOf == t && v->varied)
+      return false;
+  return true;
+}
+
 /// A struct variable whose fields carry derivatives may be used only
 /// through those fields (Frontend's field views), through its integer
 /// fields, allocated and freed: any other use (passed whole to a function
@@ -288,7 +309,8 @@ void checkFieldUses(Function &f, Diag &diag) {
                  ? s.lhs->var
                  : nullptr;
     bool alloc = t && structs.count(t) && s.rhs && allocationCall(s.rhs);
-    if (t && structs.count(t) && s.rhs && !alloc)
+    if (t && structs.count(t) && s.rhs && !alloc &&
+        !constantStructPointer(f, t, s.rhs))
       report(t, s.loc, "here it is assigned");
     if (s.kind == Stmt::ExprStmt && s.rhs && s.rhs->kind == Expr::Call &&
         s.rhs->text == "free" && s.rhs->ops.size() == 1 &&
