@@ -181,3 +181,16 @@ void *mpiad_alloc_zeroed(long long count, size_t elem_size, const char *fn,
   }
   return p;
 }
+
+void mpiad_need_shadow(const void *shadow, const char *fn, const char *global,
+                       const char *make) {
+  if (shadow)
+    return;
+  fprintf(stderr,
+          "mpiad: %s: the shadow %s_b of the global pointer '%s' is NULL: "
+          "call %s() first (it allocates, zeroed, the shadows of the global "
+          "pointers %s uses), or allocate %s_b yourself, zeroed, with the "
+          "length of %s\n",
+          fn, global, global, make, fn, global, global);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}

@@ -632,6 +632,13 @@ void mpiad_check_replicated(MPI_Comm comm, const char *fn,
 void *mpiad_alloc_zeroed(mpiad_impl_llong count, size_t elem_size, const char *fn,
                          const char *what, MPI_Comm comm);
 
+/** Stops the job with "mpiad: FN: the shadow NAME_b of the global pointer
+ *  'NAME' is NULL: call MAKE() first ..." when `shadow` is NULL: the
+ *  adjoint of a function that uses a global pointer the file allocates
+ *  checks its shadow on entry (MAKE is the generated F_shadows_new). */
+void mpiad_need_shadow(const void *shadow, const char *fn, const char *global,
+                       const char *make);
+
 /** The larger of two lengths: an array's length inferred from accesses
  *  with different extents is the largest of them (one call per extent, so
  *  the generated expression grows linearly with their number). */

@@ -207,6 +207,19 @@ static bool oneFieldElement(const Stmt &s, size_t k) {
          isOneLiteral(s.comm.args[c]);
 }
 
+/// Why global pointer g, which would carry derivatives, has no shadow.
+static std::string unownedGlobal(const Frontend &fe, const Var *g) {
+  std::string why;
+  if (const GlobalAllocation *a = fe.globalAllocation(g->userName))
+    if (!a->why.empty())
+      why = " (here " + a->why + ")";
+  return "global pointer '" + g->userName +
+         "' would carry derivatives; mpiad gives a global pointer a shadow "
+         "only when every assignment of it in this file allocates it, with "
+         "one size written with names of the file, and its address is never "
+         "taken" + why + "; else pass it as a parameter";
+}
+
 /// `pot = (LjPotential *)s->pot;`: a pointer to structs set from a pointer
 /// field, whose data is a constant (as for `double *m = s.p;`), where no
 /// struct of that type carries derivatives, so that it cannot point into
@@ -446,6 +459,14 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
       p->useful = on && p->type.ptrDepth > 0 && !p->type.isConst;
     }
   }
+  // A global pointer the file allocates may be named like a parameter
+  // (GlobalHeap.h): its shadow is the file-scope NAME_b.
+  if (req.topLevel)
+    for (auto &v : f.vars)
+      if (fe.ownedGlobal(v.get())) {
+        v->varied |= named(req.ann.wrt, v->userName);
+        v->useful |= named(req.ann.outputs, v->userName);
+      }
   // The fields of a struct parameter are seeded as the parameter is.
   for (auto &v : f.vars)
     if (v->fieldOf && v->fieldOf->kind == Var::Param && req.topLevel) {
@@ -532,14 +553,11 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
     // file-scope shadow (Reverse.cpp, Forward.cpp); a global pointer's data
     // has no length the tool can see.
     if (fl.e.target && fl.e.target->kind == Var::Global && anyVaried &&
-        fl.e.target->type.ptrDepth > 0 &&
+        fl.e.target->type.ptrDepth > 0 && !fe.ownedGlobal(fl.e.target) &&
         reportedGlobals.insert(fl.e.target).second)
       diag.error(fl.s->lhs && fl.s->lhs->loc.isValid() ? fl.s->lhs->loc
                                                        : fl.s->loc,
-                 "global pointer '" + fl.e.target->userName +
-                                "' would carry derivatives; pass it as a "
-                                "parameter instead (a global scalar or "
-                                "fixed-size array can carry them)");
+                 unownedGlobal(fe, fl.e.target));
   }
   // A global pointer's data has no shadow: a global pointer that would
   // carry derivatives (a local copy of it written with input-dependent
@@ -588,16 +606,13 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
     auto check = [&](const Expr &e) {
       if (e.kind != Expr::VarRef || !e.var || e.var->kind != Var::Global ||
           e.var->type.ptrDepth == 0 || !e.var->type.isFloatingElem() ||
-          reportedGlobals.count(e.var))
+          reportedGlobals.count(e.var) || fe.ownedGlobal(e.var))
         return;
       Var *g = e.var;
       clang::SourceLocation at = e.loc.isValid() ? e.loc : s.loc;
       if (aliasRoot(f, g)->varied) {
         reportedGlobals.insert(g);
-        diag.error(at, "global pointer '" + g->userName +
-                           "' would carry derivatives; pass it as a "
-                           "parameter instead (a global scalar or "
-                           "fixed-size array can carry them)");
+        diag.error(at, unownedGlobal(fe, g));
       } else if (variedArray) {
         reportedGlobals.insert(g);
         diag.error(at, "floating-point data read through the global pointer '" +
@@ -747,13 +762,20 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
                              "if it is a work array whose contents on entry "
                              "and exit do not matter");
   }
-  // wrt parameters written by the function must also be outputs.
+  // wrt parameters written by the function must also be outputs, and so
+  // must global pointers in wrt (also written through a helper's copy).
   for (const Flow &fl : flows) {
     Var *t = fl.e.target;
-    if (fl.s && t && t->kind == Var::Param && t->type.ptrDepth > 0 && t->active &&
-        fl.e.elementWrite && named(req.ann.wrt, t->userName) &&
+    if (t && t->kind != Var::Param && fe.ownedGlobal(aliasRoot(f, t)))
+      t = aliasRoot(f, t);
+    bool global = t && fe.ownedGlobal(t);
+    if (fl.s && t && (t->kind == Var::Param || global) &&
+        t->type.ptrDepth > 0 && t->active && fl.e.elementWrite &&
+        named(req.ann.wrt, t->userName) &&
         !named(req.ann.outputs, t->userName)) {
-      diag.error(fl.s->loc, "wrt parameter '" + t->userName +
+      diag.error(fl.s->loc, std::string(global ? "wrt global pointer '"
+                                               : "wrt parameter '") +
+                                t->userName +
                                 "' is overwritten here; list it in "
                                 "output(...) as well (updated in place)");
       break;

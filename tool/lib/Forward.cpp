@@ -70,6 +70,11 @@ public:
       return d;
     }
     if (v->kind == Var::Global) { // a file-scope tangent, one per module
+      if (v->type.ptrDepth > 0)
+        error(v->loc.isValid() ? v->loc : F.loc,
+              "the global pointer '" + v->userName + "' would carry "
+              "tangents; forward mode does not give global pointers a "
+              "shadow yet (reverse mode does): pass it as a parameter");
       Var *d = M.globalShadowVar(F, v, "_d", true);
       tangents[v] = d;
       return d;

@@ -7,6 +7,7 @@
 #ifndef MPIAD_FRONTEND_H
 #define MPIAD_FRONTEND_H
 
+#include "GlobalHeap.h"
 #include "IR.h"
 #include "Pragma.h"
 #include "Rules.h"
@@ -109,6 +110,24 @@ public:
   }
   const RuleSet *rules() const { return &rules_; }
   clang::ASTContext &context() const { return ctx_; }
+  /// What the file says about the global pointer to float/double `name`
+  /// (GlobalHeap.cpp); null for any other name.
+  const GlobalAllocation *globalAllocation(const std::string &name) const {
+    if (!globalsScanned_) {
+      globalAllocs_ = findGlobalAllocations(ctx_);
+      globalsScanned_ = true;
+    }
+    auto it = globalAllocs_.find(name);
+    return it == globalAllocs_.end() ? nullptr : &it->second;
+  }
+  /// A global pointer the file allocates, which gets a shadow.
+  bool ownedGlobal(const Var *v) const {
+    if (v->kind != Var::Global || v->type.ptrDepth != 1 ||
+        !v->type.dims.empty())
+      return false;
+    const GlobalAllocation *a = globalAllocation(v->userName);
+    return a && a->owned;
+  }
   /// A fresh, uncached lowering of `fd`: each differentiation request owns
   /// its copy, since the analyses annotate the IR.
   std::unique_ptr<Function> lowerCopy(const clang::FunctionDecl *fd);
@@ -123,6 +142,8 @@ public:
 
 private:
   clang::ASTContext &ctx_;
+  mutable std::map<std::string, GlobalAllocation> globalAllocs_;
+  mutable bool globalsScanned_ = false;
   const RuleSet &rules_;
   Diag &diag_;
   const std::vector<PragmaRecord> &pragmas_;

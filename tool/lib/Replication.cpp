@@ -190,17 +190,29 @@ private:
       return it->second;
     return wholeVar[r] = newDef(r, nullptr);
   }
-  /// The one local cell that every pointer of v's alias class points to: a
-  /// scalar (`double *te = &t;`) or a one-element array (`t_ref[1]`, where
-  /// the inliner keeps a scalar whose address a helper takes); or null.
+  /// The one cell that every pointer of v's alias class points to: a local
+  /// scalar (`double *te = &t;`), a one-element array (`t_ref[1]`, where
+  /// the inliner keeps a scalar whose address a helper takes), or the one
+  /// value a pointer parameter names (cellParam); or null.
   std::map<Var *, Var *> scalarOf;
   Var *pointedScalar(Var *v) {
     Var *r = aliasRoot(f, v);
     auto it = scalarOf.find(r);
     if (it != scalarOf.end())
       return it->second;
-    if (r->kind == Var::Param) // semantics(per_rank): nothing is shared
-      return scalarOf[r] = !req.perRank && cellParam(r) ? r : nullptr;
+    // A class holding a parameter (its root may be an inlined helper's
+    // copy of it): the parameter's one value, if it names only one.
+    Var *param = nullptr;
+    int params = 0;
+    for (auto &m : f.vars)
+      if (m->kind == Var::Param && aliasRoot(f, m.get()) == r) {
+        param = m.get();
+        ++params;
+      }
+    if (params) // semantics(per_rank): nothing is shared
+      return scalarOf[r] = params == 1 && !req.perRank && cellParam(r, param)
+                               ? param
+                               : nullptr;
     Var *one = nullptr;
     bool ok = true;
     for (auto &m : f.vars) {
@@ -225,9 +237,9 @@ private:
   /// call): that value is tracked as a scalar, so that the last store
   /// decides its replication on exit (`*te = loc; ...; *te = glob;` with
   /// glob an Allreduce result is equal on all ranks).
-  bool cellParam(Var *r) {
-    if (r->type.ptrDepth != 1 || !r->type.dims.empty() || r->type.ptrToArray ||
-        !r->type.isFloatingElem())
+  bool cellParam(Var *r, const Var *param) {
+    if (param->type.ptrDepth != 1 || !param->type.dims.empty() ||
+        param->type.ptrToArray || !param->type.isFloatingElem())
       return false;
     auto inClass = [&](const ExprP &e) {
       return e && e->kind == Expr::VarRef && aliasRoot(f, e->var) == r;
@@ -258,9 +270,15 @@ private:
                    ? st.lhs->var
                    : nullptr;
       if (t && aliasRoot(f, t) == r) {
-        // A copy of the pointer: `double *q = te;`.
+        // A copy of the pointer: `double *q = te;`, or `q = &te[0]` (a
+        // block's by-pointer variable passed on as `&(*te)`).
+        ExprP from = st.rhs;
+        if (from && from->kind == Expr::AddrOf &&
+            from->ops[0]->kind == Expr::Index &&
+            isZeroLiteral(from->ops[0]->ops[1]))
+          from = from->ops[0]->ops[0];
         ok &= st.op == "=" || st.kind == Stmt::Decl;
-        ok &= !st.rhs || inClass(st.rhs);
+        ok &= !from || inClass(from);
         return;
       }
       if (st.kind == Stmt::Comm) {

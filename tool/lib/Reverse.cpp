@@ -9,6 +9,7 @@
 #include "Reverse.h"
 #include "Cuda.h"
 #include "Backend.h"
+#include "Emit.h"
 #include "Checkpoint.h"
 #include "Transform.h"
 #include "Verify.h"
@@ -2442,19 +2443,37 @@ void Module::nameVariables(Function &F) {
   }
 }
 
+/// The prefix of F_shadows_new(): the function's name, or for a
+/// differentiated block the name(...) of its adjoint.
+static std::string shadowsPrefix(const Function &F, const std::string &adjoint) {
+  return F.outlinedBlock() ? adjoint : F.name;
+}
+
 std::string Module::globalsComment(const Function &F,
                                    const std::string &suffix,
-                                   const std::string &what) {
-  std::string globals;
-  for (auto &v : F.vars)
-    if (v->kind == Var::Global && v->active)
-      globals += (globals.empty() ? "" : ", ") + v->userName + " (" +
-                 globalShadow(v->name, suffix) + ")";
-  if (globals.empty())
-    return "";
-  return " *   globals:      " + globals + "\n *     " + what +
-         " at file scope, zeroed on entry; a global is neither\n"
-         " *     input nor output (pass it as a parameter to make it one)\n";
+                                   const std::string &what,
+                                   const std::string &adjoint) {
+  std::string globals, heap;
+  std::set<std::string> listed;
+  for (auto &v : F.vars) {
+    if (v->kind != Var::Global || !v->active ||
+        !listed.insert(v->userName).second)
+      continue;
+    std::string one = v->userName + " (" + globalShadow(v->name, suffix) + ")";
+    std::string &list = fe_.ownedGlobal(v.get()) ? heap : globals;
+    list += (list.empty() ? "" : ", ") + one;
+  }
+  std::string out;
+  if (!globals.empty())
+    out += " *   globals:      " + globals + "\n *     " + what +
+           " at file scope, zeroed on entry; a global is neither\n"
+           " *     input nor output (pass it as a parameter to make it one)\n";
+  if (!heap.empty())
+    out += " *   global pointers: " + heap + "\n *     " + what +
+           " at file scope, from " + shadowsPrefix(F, adjoint) +
+           "_shadows_new(); as for a parameter, one in\n *     wrt/output "
+           "is the caller's, the others are zeroed on entry\n";
+  return out;
 }
 
 std::string Module::globalShadow(const std::string &global,
@@ -2471,6 +2490,18 @@ Var *Module::globalShadowVar(Function &F, Var *g, const std::string &suffix,
   if (t.base.rfind("const ", 0) == 0)
     t.base = t.base.substr(6);
   t.isConst = false;
+  // The shadow of a global pointer the file allocates may be declared by
+  // the user's file (`extern double *state_b;`, as the generated header
+  // declares it, so that the caller can read it): that is the one.
+  std::string want = g->name + suffix;
+  if (fe_.ownedGlobal(g) && !globalShadows_.count(want)) {
+    clang::ASTContext &ctx = fe_.context();
+    for (clang::NamedDecl *nd :
+         ctx.getTranslationUnitDecl()->lookup(&ctx.Idents.get(want)))
+      if (const auto *vd = llvm::dyn_cast<clang::VarDecl>(nd))
+        if (!vd->hasInit() && vd->getType()->isPointerType())
+          globalShadows_[want] = want;
+  }
   std::string n = globalShadow(g->name, suffix);
   for (auto &x : F.vars)
     if (report && x->kind != Var::Global && x->name == n)
@@ -2766,6 +2797,13 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
         return p;
     return nullptr;
   };
+  // A global pointer the file allocates (GlobalHeap.h) that F uses.
+  auto ownedGlobal = [&](const std::string &n) {
+    for (auto &v : F.vars)
+      if (v->userName == n && fe_.ownedGlobal(v.get()))
+        return true;
+    return false;
+  };
   // A parameter named in output(...) or scratch(...): a non-const pointer
   // to float/double, else an error at its name (and null).
   auto pointerParam =
@@ -2773,7 +2811,8 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
           const std::string &clause) -> Var * {
     Var *p = param(n.first);
     if (!p) {
-      notAParameter(F, n.first, clause, n.second);
+      if (!(clause == "output" && ownedGlobal(n.first)))
+        notAParameter(F, n.first, clause, n.second);
       return nullptr;
     }
     bool structs = p->type.floatingFields;
@@ -2804,7 +2843,9 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
   bool ok = true;
   for (const auto &w : ann.wrt) {
     Var *p = param(w.first);
-    if (!p) {
+    if (!p && ownedGlobal(w.first)) {
+      // Its adjoint is added into the file-scope NAME_b.
+    } else if (!p) {
       notAParameter(F, w.first, "wrt", w.second);
       ok = false;
     } else if (p->type.floatingFields && p->type.ptrDepth == 0 &&
@@ -2831,7 +2872,7 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       }
       continue;
     }
-    if (!pointerParam(o, "output"))
+    if (!pointerParam(o, "output") && !ownedGlobal(o.first))
       ok = false;
   }
   // A floating return value that output(...) leaves out is not differentiated:
@@ -2849,7 +2890,12 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
                       "of) the objective");
   for (const auto &r : ann.replicated) {
     if (!param(r.first)) {
-      notAParameter(F, r.first, "replicated", r.second);
+      if (ownedGlobal(r.first))
+        diag_.error(r.second, "'" + r.first + "' is a global pointer, whose "
+                              "data counts as each rank's own (varying); "
+                              "replicated(...) names parameters");
+      else
+        notAParameter(F, r.first, "replicated", r.second);
       ok = false;
     }
     auto names = ann.replicatedLenNames.find(r.first);
@@ -2859,7 +2905,9 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       ok &= lengthName(F, n, "replicated(" + r.first + "[...])");
   }
   for (const auto &v : ann.varying) {
-    if (!param(v.first)) {
+    if (!param(v.first) && ownedGlobal(v.first)) {
+      // A global's data is each rank's own: varying is what it is.
+    } else if (!param(v.first)) {
       notAParameter(F, v.first, "varying", v.second);
       ok = false;
     } else if (named(ann.replicated, v.first)) {
@@ -3080,6 +3128,34 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
     }
   }
   return generateOnce(fd, ann, {}, out);
+}
+
+/// F_shadows_new() and F_shadows_free() for the shadows of the global
+/// pointers F_b uses (GlobalHeap.h): each allocated zeroed with the size of
+/// the file's allocation of its global, evaluated when called, and
+/// recorded for F_b, which zeroes the work arrays' shadows on entry.
+void Module::addShadowsNew(Generated &out, const std::string &fn,
+                           const std::string &adjoint,
+                           const std::vector<std::pair<Var *, Var *>> &shadows) {
+  std::string make = fn + "_shadows_new", drop = fn + "_shadows_free";
+  std::string news, frees, externs;
+  for (auto &[g, s] : shadows) {
+    const GlobalAllocation *a = fe_.globalAllocation(g->userName);
+    std::string bytes = "mpiad_bytes_" + s->name;
+    news += "  free(" + s->name + ");\n  " + bytes + " = " + a->bytes +
+            ";\n  " + s->name + " = calloc(1, " + bytes + " ? " + bytes +
+            " : 1);\n";
+    frees += "  free(" + s->name + ");\n  " + s->name + " = NULL;\n  " +
+             bytes + " = 0;\n";
+    externs += "extern " + printDecl(*s, true) + ";\n";
+  }
+  out.text += "\n/* mpiad: the shadows of the global pointers " + adjoint +
+              " uses, allocated zeroed\n * with the sizes this file allocates "
+              "them with (evaluated now), and freed */\nvoid " + make +
+              "(void) {\n" + news + "}\nvoid " + drop + "(void) {\n" + frees +
+              "}\n";
+  out.prototype += "\n" + externs + "void " + make + "(void);\nvoid " + drop +
+                   "(void);";
 }
 
 /// One rank's share of a gradient, summed over ranks at the end of F_b
@@ -3521,9 +3597,31 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
   // The shadows of globals (file-scope, Module::globalShadow) start at zero
   // in every call: the global's final value is no output, its value on
   // entry no input.
-  for (auto &[v, sv] : G.shadows)
-    if (v->kind == Var::Global)
+  // A global pointer's shadow must exist; it starts at zero unless the
+  // pointer is an input (its adjoint is added) or an output (the shadow
+  // holds the seed), as a parameter's would.
+  std::vector<std::pair<Var *, Var *>> heapShadows;
+  for (auto &[v, sv] : G.shadows) {
+    if (v->kind != Var::Global)
+      continue;
+    if (!isHeapShadow(sv)) {
       prologue.insert(prologue.begin(), zeroGlobal(sv));
+      continue;
+    }
+    heapShadows.push_back({v, sv});
+    if (!named(ann.wrt, v->userName) && !named(ann.outputs, v->userName))
+      prologue.insert(prologue.begin(),
+                      mkExprStmt(mkCall("memset",
+                                        {mkVar(sv), mkInt(0),
+                                         mkOpaque("mpiad_bytes_" + sv->name)},
+                                        Scalar::Void)));
+    prologue.insert(prologue.begin(),
+                    mkExprStmt(mkCall("mpiad_need_shadow",
+                                      {mkVar(sv), mkOpaque(quoted(R.outName)),
+                                       mkOpaque(quoted(v->userName)),
+                                       mkOpaque(quoted(shadowsPrefix(F, R.outName) + "_shadows_new"))},
+                                      Scalar::Void)));
+  }
   // Declarations: every hoisted variable the sweeps use, shadows zeroed.
   std::set<Var *> used, inline_;
   referenced(sweeps.first, used);
@@ -3593,7 +3691,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
   for (size_t i = 0; i < params.size(); ++i)
     sig += (i ? ", " : "") + params[i];
   sig += ")";
-  head << globalsComment(F, "_b", "adjoints");
+  head << globalsComment(F, "_b", "adjoints", R.outName);
   head << " *   " << sig << "\n"
        << " * Adjoints of inputs are accumulated (+=): zero them first.\n */\n";
   std::string body;
@@ -3632,6 +3730,9 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
                  globalShadowDecls(G.shadows) + kernels +
                      (trial_ ? std::string() : head.str()),
                  (cuda ? "extern \"C\" " : "") + sig, body, std::move(owned));
+  if (!heapShadows.empty() && !trial_)
+    addShadowsNew(out, shadowsPrefix(Fref, R.outName), R.outName,
+                  heapShadows);
   if (cuda)
     out.prototype = sig + ";";
   if (batchedCore) {

@@ -54,6 +54,9 @@ public:
                                    bool activeReturn, clang::SourceLocation loc);
   /// Checks the pragma's clauses against the function; false on error.
   bool checkClauses(Function &F, const Annotation &ann);
+  void addShadowsNew(Generated &out, const std::string &fn,
+                     const std::string &adjoint,
+                     const std::vector<std::pair<Var *, Var *>> &shadows);
   void notAParameter(const Function &F, const std::string &name,
                      const std::string &clause, clang::SourceLocation at);
   bool lengthName(Function &F,
@@ -127,7 +130,8 @@ public:
   /// active globals of F and their shadows ("adjoints" or "tangents"), or
   /// "" when there are none.
   std::string globalsComment(const Function &F, const std::string &suffix,
-                             const std::string &what);
+                             const std::string &what,
+                             const std::string &adjoint = "");
   /// A variable of F for that shadow (kind Global, the global's type);
   /// `report`: a local of F with its name is an error.
   Var *globalShadowVar(Function &F, Var *g, const std::string &suffix,

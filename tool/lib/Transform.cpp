@@ -369,10 +369,24 @@ ExprP rebase(const ExprP &e, const std::function<Var *(Var *)> &base) {
 
 std::string globalShadowDecls(const std::map<Var *, Var *> &shadows) {
   std::string out;
-  for (auto &[v, s] : shadows)
-    if (v->kind == Var::Global)
-      out += "static " + printDecl(*s, true) + ";\n";
+  for (auto &[v, s] : shadows) {
+    if (v->kind != Var::Global)
+      continue;
+    if (isHeapShadow(s)) {
+      // The shadow of a global pointer the file allocates: the caller's to
+      // see (and to allocate, or F_shadows_new does, recording the size).
+      out += printDecl(*s, true) + ";\n";
+      out += "static size_t mpiad_bytes_" + s->name + ";\n";
+      continue;
+    }
+    out += "static " + printDecl(*s, true) + ";\n";
+  }
   return out;
+}
+
+bool isHeapShadow(const Var *s) {
+  return s->kind == Var::Global && s->type.ptrDepth == 1 &&
+         s->type.dims.empty();
 }
 
 StmtP zeroGlobal(Var *shadow) {

@@ -121,6 +121,10 @@ StmtP swapPointers(Var *a, Var *b, Var *tmp);
 /// global: file-scope declarations, which C lets every generated function
 /// repeat (tentative definitions).
 std::string globalShadowDecls(const std::map<Var *, Var *> &shadows);
+/// The file-scope shadow of a global pointer the file allocates
+/// (GlobalHeap.h), `double *state_b`, with its size in
+/// `mpiad_bytes_state_b`.
+bool isHeapShadow(const Var *s);
 /// `memset(u_b, 0, sizeof u_b);` or `g_b = 0;`: a global's shadow zeroed.
 StmtP zeroGlobal(Var *shadow);
 /// Does e carry derivatives (an active floating value flows into it)?

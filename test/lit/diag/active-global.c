@@ -28,7 +28,7 @@ double *g_buf; /* set by the caller to a buffer of unknown length */
 
 #pragma mpiad differentiate wrt(x) varying(x)
 double p(const double *x) {
-  // CHECK: {{.*}}active-global.c:[[@LINE+1]]:3: error: global pointer 'g_buf' would carry derivatives; pass it as a parameter instead (a global scalar or fixed-size array can carry them)
+  // CHECK: {{.*}}active-global.c:[[@LINE+1]]:3: error: global pointer 'g_buf' would carry derivatives; mpiad gives a global pointer a shadow only when every assignment of it in this file allocates it, with one size written with names of the file, and its address is never taken (here this file never allocates it); else pass it as a parameter
   g_buf[0] = x[0] * x[1];
   return g_buf[0];
 }

@@ -13,7 +13,7 @@ double *gbuf;
 
 #pragma mpiad differentiate wrt(theta) replicated(theta, n)
 double copied(double theta, int n, MPI_Comm comm) {
-  // CHECK: global-pointer-alias.c:[[@LINE+1]]:15: error: global pointer 'gbuf' would carry derivatives; pass it as a parameter instead (a global scalar or fixed-size array can carry them)
+  // CHECK: global-pointer-alias.c:[[@LINE+1]]:15: error: global pointer 'gbuf' would carry derivatives; mpiad gives a global pointer a shadow only when every assignment of it in this file allocates it, with one size written with names of the file, and its address is never taken (here this file never allocates it); else pass it as a parameter
   double *u = gbuf;
   for (int i = 0; i < n; i++)
     u[i] = theta * (i + 1);

@@ -5,7 +5,10 @@
 // seed was taken on every rank and the gradient came out P times too large,
 // silently.  A pointer parameter that names one value (`*te`, `te[0]`,
 // copies, one-element buffers) is now tracked per store, and its value on
-// exit decides: the Allreduce result is equal on all ranks.  Each variant
+// exit decides: the Allreduce result is equal on all ranks (also when the
+// pointers go through an inlined helper, whose copies of them were the
+// root of their alias class and hid the parameter: miniWeather's block in
+// main still gave P times the gradient).  Each variant
 // against its closed form at 1-4 ranks, and central differences.
 // RUN: %mpiad-cc %s -I%S/../Inputs -lm -o %t
 // RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
@@ -74,6 +77,27 @@ void own_last(const double *x, int n, double *te) {
   *te = loc;
 }
 
+// The same reductions as a helper that the marked function passes its
+// pointers to (inlined: its copies of them root the pointers' alias class),
+// one of them a work array.  A block in main passes `&(*te)` the same way.
+static void reductions_helper(const double *x, int n, double *mass, double *te) {
+  *mass = 0;
+  *te = 0;
+  for (int i = 0; i < n; i++) {
+    *mass += x[i];
+    *te += 0.5 * x[i] * x[i] * x[i];
+  }
+  double loc[2] = {*mass, *te}, glob[2];
+  MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  *mass = glob[0];
+  *te = glob[1];
+}
+
+#pragma mpiad differentiate wrt(x) output(te) scratch(mass) varying(x)
+void through_helper(const double *x, int n, double *mass, double *te) {
+  reductions_helper(x, n, mass, te);
+}
+
 static double J_energy(void *x) {
   double te;
   energy(x, N, &te);
@@ -106,6 +130,13 @@ int main(int argc, char **argv) {
   hx_tape("reductions_b");
   for (int i = 0; i < N; i++)
     hx_check_each("reductions_b = 0.25 + 1.5 x^2", xb[i], 0.25 + 1.5 * x[i] * x[i], 1e-14, 1e-300);
+
+  te_b = 1.0;
+  memset(xb, 0, sizeof xb);
+  through_helper_b(x, xb, N, &mass, &te, &te_b);
+  hx_tape("through_helper_b");
+  for (int i = 0; i < N; i++)
+    hx_check_each("through_helper_b = 1.5 x^2", xb[i], 1.5 * x[i] * x[i], 1e-14, 1e-300);
 
   te_b = 1.0;
   memset(xb, 0, sizeof xb);
