@@ -330,6 +330,16 @@ std::vector<std::string> compilerCommand() {
   return {"mpicc"};
 }
 
+/// Is the C compiler behind mpicc (or $MPIAD_CC) clang, which takes clang's
+/// own options (-Xclang ...)?
+bool compilerIsClang() {
+  const char *cc = getenv("MPIAD_CC");
+  if (!cc || !*cc)
+    cc = getenv("OMPI_CC");
+  std::string name = cc && *cc ? cc : MPIAD_DEFAULT_CC;
+  return llvm::sys::path::filename(name).starts_with("clang");
+}
+
 /// Where CUDA is: $CUDA_HOME, else the toolkit found at build time.
 std::string cudaHome() {
   const char *h = getenv("CUDA_HOME");
@@ -1021,6 +1031,17 @@ int runDriver(int argc, const char **argv) {
         cmd.push_back(f);
       if (o.verify)
         cmd.push_back("-DMPIAD_VERIFY=1");
+      // With -g, the compile unit is named after the user's file, not the
+      // temporary one (its line table already is, through #line).
+      if (generated && compilerIsClang() &&
+          std::any_of(o.compileFlags.begin(), o.compileFlags.end(),
+                      [](const std::string &f) { return f.rfind("-g", 0) == 0; })) {
+        llvm::SmallString<256> abs(in.path);
+        llvm::sys::fs::make_absolute(abs);
+        for (const char *a : {"-Xclang", "-main-file-name", "-Xclang"})
+          cmd.push_back(a);
+        cmd.push_back(std::string(abs));
+      }
       if (o.cuda) // host code may call the CUDA runtime (mpiad_gpu.h)
         cmd.push_back("-I" + cudaHome() + "/include");
     }
