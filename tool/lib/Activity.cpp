@@ -115,7 +115,7 @@ void checkExternalCalls(const ExprP &e, Function &f, const Frontend &fe,
     checkExternalCalls(o, f, fe, rules, diag);
   if (e->kind != Expr::Call || fe.callee(e->text))
     return;
-  if (rules && rules->math(e->text))
+  if (rules && (rules->math(e->text) || rules->inactive(e->text)))
     return;
   static const std::set<std::string> sizeOnly = {"malloc", "calloc", "free"};
   if (sizeOnly.count(e->text))
@@ -167,8 +167,11 @@ void checkExternalCalls(const ExprP &e, Function &f, const Frontend &fe,
                          "' is passed the data of '" + v->userName +
                          "', whose values carry derivatives, and mpiad "
                          "cannot see what it reads or writes there: define "
-                         "the function in this file, or for a communication "
-                         "wrapper add a comm rule (docs/rules.md)");
+                         "the function in this file, or add a rule "
+                         "(docs/rules.md): 'inactive " + e->text +
+                         "' if it only reads the data (an output "
+                         "function), a comm rule for a communication "
+                         "wrapper");
           return;
         }
         diag.error(e->loc, "no derivative known for external function '" +
@@ -738,12 +741,18 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
     }
   });
   walk(f.body, [&](Stmt &s, const WalkCtx &) {
+    // A condition's value carries nothing: the pointers its calls are
+    // passed are checked.
+    if (s.cond)
+      checkExternalCalls(s.cond, f, fe, fe.rules(), diag, false);
     if (s.kind == Stmt::Assign || s.kind == Stmt::ExprStmt ||
         s.kind == Stmt::Decl) {
       Var *t = s.kind == Stmt::Assign ? baseVar(s.lhs) : s.var;
-      if (s.kind == Stmt::ExprStmt)
+      // A result that carries nothing (`int rc = write(u, n);`) is a
+      // discarded one: the pointers passed are still checked.
+      if (s.kind == Stmt::ExprStmt || !t || !t->active)
         checkExternalCalls(s.rhs, f, fe, fe.rules(), diag, false);
-      else if (t && t->active)
+      else
         checkExternalCalls(s.rhs, f, fe, fe.rules(), diag);
     }
   });

@@ -328,6 +328,21 @@ bool RuleSet::loadFile(const std::string &path) {
     size_t restCol = line.find(rest, indent + kw.size());
     std::string where = path + ":" + std::to_string(lineNo);
 
+    if (kw == "inactive") {
+      // inactive NAME: calls of NAME only read what they are given.
+      bool ident = !rest.empty() && (std::isalpha((unsigned char)rest[0]) ||
+                                     rest[0] == '_');
+      for (char c : rest)
+        ident &= std::isalnum((unsigned char)c) || c == '_';
+      if (!ident) {
+        report(path, lineNo, restCol,
+               "expected the name of a function after 'inactive'");
+        ok = false;
+        continue;
+      }
+      inactive_.insert(rest);
+      continue;
+    }
     if (kw == "math") {
       // math NAME(p, ...)  dp = EXPR ; dq = EXPR
       size_t rp = rest.find(')');
@@ -417,7 +432,7 @@ bool RuleSet::loadFile(const std::string &path) {
     }
     if (!open) {
       report(path, lineNo, indent,
-             "unknown rule keyword '" + kw + "' (expected 'math' or 'comm')");
+             "unknown rule keyword '" + kw + "' (expected 'math', 'comm' or 'inactive')");
       ok = false;
       continue;
     }

@@ -139,6 +139,11 @@ public:
     auto it = comm_.find(name);
     return it == comm_.end() ? nullptr : &it->second;
   }
+  /// `inactive NAME`: an external function that only reads the data it is
+  /// given (an I/O write) and whose result carries no derivative.
+  bool inactive(const std::string &name) const {
+    return inactive_.count(name) > 0;
+  }
 
   /// Parses a C-like expression in terms of `params` (used for derivative
   /// rules).  Parameters become placeholders that `substitute` replaces.
@@ -148,6 +153,7 @@ public:
 private:
   std::map<std::string, MathRule> math_;
   std::map<std::string, CommRule> comm_;
+  std::set<std::string> inactive_;
 };
 
 } // namespace mpiad

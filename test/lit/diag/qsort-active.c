@@ -25,7 +25,7 @@ void sorted(double *a, int n, double *passive) {
 
 #pragma mpiad differentiate wrt(a) output(a) varying(a)
 void filled(double *a, int n) {
-  // CHECK: {{.*}}qsort-active.c:[[@LINE+1]]:3: error: external function 'fill' is passed the data of 'a', whose values carry derivatives, and mpiad cannot see what it reads or writes there: define the function in this file, or for a communication wrapper add a comm rule (docs/rules.md)
+  // CHECK: {{.*}}qsort-active.c:[[@LINE+1]]:3: error: external function 'fill' is passed the data of 'a', whose values carry derivatives, and mpiad cannot see what it reads or writes there: define the function in this file, or add a rule (docs/rules.md): 'inactive fill' if it only reads the data (an output function), a comm rule for a communication wrapper
   fill(a, n);
   for (int i = 0; i < n; i++)
     a[i] = a[i] * a[i];

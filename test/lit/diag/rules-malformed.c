@@ -16,7 +16,7 @@
 // EXTENT: {{.*}}bad-extent.rules:7:10: error: 'a' is not a buffer the call writes (give its 'buffer' clause first)
 // EXTENT: {{.*}}bad-extent.rules:8:38: error: expected ')'
 // EXTENT: {{.*}}bad-extent.rules:9:9: error: expected 'status NAME [COUNT]'
-// KEYWORD: {{.*}}bad-keyword.rules:1:1: error: unknown rule keyword 'frobnicate' (expected 'math' or 'comm')
+// KEYWORD: {{.*}}bad-keyword.rules:1:1: error: unknown rule keyword 'frobnicate' (expected 'math', 'comm' or 'inactive')
 // MISSING: mpiad-cc: error: cannot open rules file '{{.*}}no-such-file.rules'
 
 #pragma mpiad differentiate wrt(x)
