@@ -113,6 +113,10 @@ struct Var {
   enum Kind { Param, Local, Global, Synthetic, Field } kind = Local;
   clang::SourceLocation loc;
   bool declaredInForInit = false; // `for (int i = ...)`: scoped to the loop
+  // A variable of a helper inlined into this function (Inline.cpp): its
+  // name must not be one a loop of the function declares in its header,
+  // which would hide it inside that loop.
+  bool inlinedCopy = false;
   bool userInactive = false;      // #pragma mpiad inactive(v)
   // A parameter of a block's outlined function (Outline.cpp) that is an
   // array of the enclosing function (`double x[4][4]` there): its outer

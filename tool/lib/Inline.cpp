@@ -689,6 +689,7 @@ private:
     // too: they are found again by their struct and field).
     for (auto &v : body->vars) {
       v->id = (int)F.vars.size();
+      v->inlinedCopy = true;
       F.vars.push_back(std::move(v));
     }
     for (auto &kv : body->fieldViews)

@@ -2431,12 +2431,18 @@ void Module::finishFunction(Generated &out, const std::string &head,
 }
 
 void Module::nameVariables(Function &F) {
-  std::set<std::string> seen = names_;
+  std::set<std::string> seen = names_, loopNames;
+  for (auto &v : F.vars)
+    if (v->declaredInForInit)
+      loopNames.insert(v->name);
   for (auto &v : F.vars) {
     if (v->declaredInForInit)
       continue; // scoped to its loop
     std::string n = v->name;
-    for (int i = 2; seen.count(n) && v->kind != Var::Global; ++i)
+    auto taken = [&](const std::string &x) {
+      return seen.count(x) || (v->inlinedCopy && loopNames.count(x));
+    };
+    for (int i = 2; taken(n) && v->kind != Var::Global; ++i)
       n = v->userName + "_" + std::to_string(i);
     v->name = n;
     seen.insert(n);

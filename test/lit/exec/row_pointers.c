@@ -35,7 +35,7 @@
 // GEN: double grid2_b(
 // GEN: /* inlined: alloc2d(nx, ny) */
 // GEN: [[A:a_[0-9]+]]_b[0] = calloc(n * m, sizeof(double));
-// GEN: [[A]]_b[i] = &[[A]]_b[0][i * m];
+// GEN: [[A]]_b[i_2] = &[[A]]_b[0][i_2 * m];
 // GEN: free([[A]][0]);
 // GEN-NEXT: free([[A]]_b[0]);
 // GEN: double grid2_d(
