@@ -23,6 +23,14 @@
 // HDR: extern double *state_b;
 // HDR: void simulate_shadows_new(void);
 // HDR: void simulate_shadows_free(void);
+// RUN: %mpiad-emit %s -I%S/../Inputs -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
+// GEN: {{^}}double *state_b;
+// GEN: memset(state_tmp_b, 0, mpiad_bytes_state_tmp_b);
+// GEN: mpiad_need_shadow(state_b, "simulate_b", "state", "simulate_shadows_new");
+// GEN-NOT: memset(state_b,
+// GEN: void simulate_shadows_new(void) {
+// GEN: mpiad_bytes_state_b = ((nx + 2 * hs) * sizeof(double));
+// GEN-NEXT: state_b = calloc(1, mpiad_bytes_state_b ? mpiad_bytes_state_b : 1);
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>

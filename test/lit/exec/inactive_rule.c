@@ -8,14 +8,22 @@
 // ranks.  rules/io.rules names such functions of C, PnetCDF, NetCDF and
 // HDF5.
 // RUN: not %mpiad-cc -c %s -I%S/../Inputs -o %t.o 2>&1 | FileCheck --check-prefix=NORULE %s
-// NORULE: inactive_rule.c:[[@LINE+22]]:12: error: external function 'write_field' is passed the data of 'u'
-// NORULE: inactive_rule.c:[[@LINE+22]]:18: error: external function 'write_field' is passed the data of 'u'
+// NORULE: inactive_rule.c:[[@LINE+30]]:12: error: external function 'write_field' is passed the data of 'u'
+// NORULE: inactive_rule.c:[[@LINE+30]]:18: error: external function 'write_field' is passed the data of 'u'
 // RUN: %mpiad-cc --rules %S/../Inputs/io_writer.rules %s %S/../Inputs/io_writer.c -I%S/../Inputs -lm -o %t
 // RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 2 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 3 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 4 %t | FileCheck %s --implicit-check-not=FAIL
 // CHECK: ALL PASSED
+// The calls stay in the forward sweep, as written; the reverse sweep has none.
+// RUN: %mpiad-emit --rules %S/../Inputs/io_writer.rules %s -I%S/../Inputs -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
+// GEN: double energy_b(
+// GEN: rc = write_field("u", u, n);
+// GEN: if (rc != 0 || write_field("u again", u, n) != 0) {
+// GEN: /* reverse sweep */
+// GEN-NOT: write_field
+// GEN: {{^}}}
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>

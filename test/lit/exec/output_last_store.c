@@ -16,6 +16,15 @@
 // RUN: %mpirun 3 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 4 %t | FileCheck %s --implicit-check-not=FAIL
 // CHECK: ALL PASSED
+// The seed of te reaches the reduced value once, without a sum over ranks;
+// the overwritten store gets nothing.
+// RUN: %mpiad-emit %s -I%S/../Inputs -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
+// GEN: void energy_b(
+// GEN: /* reverse sweep */
+// GEN-NOT: MPI_IN_PLACE
+// GEN: glob_b += te_b[0];
+// GEN-NEXT: te_b[0] = 0;
+// GEN-NEXT: loc_b += glob_b;
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>

@@ -12,6 +12,13 @@
 // RUN: %mpirun 3 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 4 %t | FileCheck %s --implicit-check-not=FAIL
 // CHECK: ALL PASSED
+// The pointer and its data carry nothing: no shadow of pot.
+// RUN: %mpiad-emit %s -I%S/../Inputs -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
+// GEN: double energy_b(
+// GEN-NOT: pot_b
+// GEN: pot = (LjPotential *)s->pot;
+// GEN-NOT: pot_b
+// GEN: r_b[i] += sigma * (pot[0].epsilon * (e_b * (sigma * r[i])));
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
