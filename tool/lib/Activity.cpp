@@ -56,20 +56,22 @@ bool refusePointerFieldData(Function &F, const std::string &activeArray,
         return;
       // The struct the field chain starts from (`s` of s->atoms->r).
       ExprP root = b;
-      while (root->kind == Expr::Opaque && !root->ops.empty())
-        root = root->ops[0];
-      while (root->kind == Expr::Index || root->kind == Expr::Unary)
+      while (!root->ops.empty() &&
+             ((root->kind == Expr::Opaque && root->ops.size() == 1) ||
+              root->kind == Expr::Index || root->kind == Expr::Unary ||
+              root->kind == Expr::Cast || root->kind == Expr::AddrOf))
         root = root->ops[0];
       const Var *from = root->kind == Expr::VarRef ? root->var : nullptr;
       if (from && inputs.count(from)) {
         diag.error(e.loc.isValid() ? e.loc : st.loc,
                    "'" + field + "' is floating-point data reached through a "
                    "pointer field of '" + from->userName +
-                   "', which is differentiated; mpiad does not follow "
-                   "derivatives through pointer fields, so this data would "
-                   "count as a constant and its derivatives would be lost: "
-                   "pass the array as a parameter of its own (double *" +
-                   b->text.substr(b->text[0] == '.' ? 1 : 2) +
+                   "', which is differentiated; mpiad follows derivatives "
+                   "through pointer fields along fields only (s->atoms->r), "
+                   "not through an index or a cast on the way, so this "
+                   "data would count as a constant and its derivatives "
+                   "would be lost: pass the array as a parameter of its own "
+                   "(double *" + b->text.substr(b->text[0] == '.' ? 1 : 2) +
                    ") and list it in wrt(...)/output(...)");
         ok = false;
         return;
@@ -128,6 +130,26 @@ void checkExternalCalls(const ExprP &e, Function &f, const Frontend &fe,
       continue;
     std::set<Var *> vs;
     collectVars(a, vs);
+    // A struct whose fields, or the data behind its pointer fields, carry
+    // derivatives (`average(&previous)`): the function may read them.
+    for (Var *v : vs) {
+      if (v->type.elem != Scalar::Other || v->fieldOf)
+        continue;
+      bool carries = v->varied;
+      for (auto &w : f.vars)
+        carries |= w->fieldOf == v && w->varied;
+      if (!carries)
+        continue;
+      diag.error(e->loc,
+                 "external function '" + e->text + "' is passed '" +
+                     v->userName +
+                     "', a struct whose fields (or the data behind its "
+                     "pointer fields) carry derivatives, and mpiad cannot "
+                     "see what it reads or writes there: define the "
+                     "function in this file, or add a rule (docs/rules.md): "
+                     "'inactive " + e->text + "' if it only reads the data");
+      return;
+    }
     for (Var *v : vs)
       if (aliasRoot(f, v)->varied && v->type.isFloatingElem()) {
         if (e->text.rfind("nccl", 0) == 0) {
@@ -370,6 +392,59 @@ void checkFieldUses(Function &f, Diag &diag) {
 
 } // namespace
 
+/// Data reached through pointer fields (`s->atoms->r`, Frontend's views
+/// through pointer fields) has the shadow the caller built: the same path
+/// from the struct's shadow.  So a pointer field is never assigned, and a
+/// view that carries derivatives must be one the clauses name (the caller
+/// then provides its shadow) on a parameter.
+static void checkPointerFieldViews(Function &f, const Request &req,
+                                   Diag &diag) {
+  std::map<const Var *, clang::SourceLocation> firstUse;
+  walk(f.body, [&](Stmt &s, const WalkCtx &) {
+    if (s.kind == Stmt::Assign && s.lhs && s.lhs->kind == Expr::VarRef &&
+        s.lhs->var->throughPointer) {
+      const Var *v = s.lhs->var;
+      diag.error(s.lhs->loc.isValid() ? s.lhs->loc : s.loc,
+                 "the pointer field '" + v->userName +
+                     "' is assigned here; mpiad reads data through pointer "
+                     "fields as the caller set them up (the shadow's same "
+                     "field holds its adjoint): set the field before the "
+                     "call, or pass the array as a parameter");
+    }
+    for (const ExprP &x : {s.lhs, s.rhs, s.cond})
+      visitExpr(x, [&](const Expr &e) {
+        if (e.kind == Expr::VarRef && e.var->throughPointer)
+          firstUse.insert({e.var, e.loc.isValid() ? e.loc : s.loc});
+      });
+  });
+  for (auto &v : f.vars) {
+    if (!v->throughPointer || !v->active || v->userInactive)
+      continue;
+    const Var *root = v->fieldOf;
+    clang::SourceLocation at =
+        firstUse.count(v.get()) ? firstUse[v.get()] : v->loc;
+    if (root->kind != Var::Param) {
+      diag.error(at, "'" + v->userName +
+                         "' carries derivatives here, but it is reached "
+                         "through a pointer field of '" + root->userName +
+                         "', which is not a parameter, so it has no "
+                         "shadow: pass the struct as a parameter and name "
+                         "the path in wrt(...) or output(...)");
+      continue;
+    }
+    if (!req.topLevel || clauseNamesView(req.ann, v.get(), true) ||
+        clauseNamesView(req.ann, v.get(), false))
+      continue;
+    diag.error(at, "'" + v->userName +
+                       "' carries derivatives here, so the adjoint needs '" +
+                       root->userName + "_b" + viewPath(v.get()) +
+                       "', which the clauses do not ask the caller for: add '" +
+                       v->userName + "' to output(...) (the caller's shadow "
+                       "then holds its seed, zero if nothing reads it "
+                       "after the call) or to wrt(...)");
+  }
+}
+
 void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
                      Diag &diag) {
   for (auto &v : f.vars)
@@ -464,17 +539,21 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
   }
   // A global pointer the file allocates may be named like a parameter
   // (GlobalHeap.h): its shadow is the file-scope NAME_b.
+  // So may a float/double global scalar or fixed array: its shadow NAME_b.
   if (req.topLevel)
     for (auto &v : f.vars)
-      if (fe.ownedGlobal(v.get())) {
+      if (fe.ownedGlobal(v.get()) ||
+          (v->kind == Var::Global && v->type.isFloatingElem() &&
+           v->type.ptrDepth == 0)) {
         v->varied |= named(req.ann.wrt, v->userName);
         v->useful |= named(req.ann.outputs, v->userName);
       }
-  // The fields of a struct parameter are seeded as the parameter is.
+  // The fields of a struct parameter are seeded as the parameter is, or
+  // as the clauses' paths to them say (wrt(s->atoms->r)).
   for (auto &v : f.vars)
     if (v->fieldOf && v->fieldOf->kind == Var::Param && req.topLevel) {
-      v->varied |= named(req.ann.wrt, v->fieldOf->userName);
-      v->useful |= named(req.ann.outputs, v->fieldOf->userName);
+      v->varied |= clauseNamesView(req.ann, v.get(), true);
+      v->useful |= clauseNamesView(req.ann, v.get(), false);
     }
   if (f.retVar) {
     if (req.topLevel)
@@ -539,6 +618,7 @@ void analyzeActivity(Function &f, const Request &req, const Frontend &fe,
     if (v->fieldOf && v->active)
       v->fieldOf->active = true;
   checkFieldUses(f, diag);
+  checkPointerFieldViews(f, req, diag);
 
   // Errors that activity reveals.
   std::set<const Var *> reportedGlobals;

@@ -240,9 +240,12 @@ bool CudaLowering::lower(const std::vector<Block *> &blocks) {
     });
     if (bad) {
       diag_.error(at(bad->loc),
-                  "the struct field '" + field->field.substr(1) + "' of '" +
-                      field->fieldOf->userName +
-                      "' carries derivatives, which --target=cuda does not "
+                  (field->throughPointer
+                       ? "'" + field->userName + "', data behind a pointer "
+                         "field,"
+                       : "the struct field '" + field->field.substr(1) +
+                             "' of '" + field->fieldOf->userName + "'") +
+                      " carries derivatives, which --target=cuda does not "
                       "support yet: keep such data in arrays of float or "
                       "double");
       return false;

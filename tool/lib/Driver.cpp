@@ -483,9 +483,11 @@ bool generate(const Options &o, const std::string &prefix, const Input &in,
   }
   // Code after a marked function may call its adjoint, which does not exist
   // yet when we parse: accept implicit declarations here (the C compiler sees
-  // the generated definitions).
+  // the generated definitions), and their int results where the generated
+  // function returns a pointer (`S *s_b = F_s_shadow_new(s);`).
   std::vector<std::string> extra = {"-Wno-unknown-pragmas",
-                                    "-Wno-implicit-function-declaration"};
+                                    "-Wno-implicit-function-declaration",
+                                    "-Wno-int-conversion"};
   // When mpiad-cc compiles, the compiler reports the user's own warnings;
   // the parse stays quiet so that they are not printed twice (mpiad's own
   // warnings follow o.warnings, not -w).

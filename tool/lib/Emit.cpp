@@ -215,6 +215,16 @@ public:
       if (!checkGeneratedName(ctx, SM, gen, pr, generatedNames, diag))
         continue;
       generatedNames[gen] = pr.startLoc;
+      // Paths into a struct parameter: F_s_shadow_new / F_s_shadow_free
+      // (StructShadow.h), named after the function or the block's name.
+      if (pr.ann.reverse)
+        for (const ClausePath &c : pr.ann.paths)
+          if (!c.path.empty())
+            for (const std::string &f :
+                 {fd->getNameAsString(), pr.ann.name})
+              for (const char *what : {"_shadow_new", "_shadow_free"})
+                if (!f.empty())
+                  generatedNames[f + "_" + c.root + what] = pr.startLoc;
       // replicas(...): F_bv / F_dv as well.
       if (!pr.ann.replicas.empty() &&
           checkGeneratedName(ctx, SM, gen + "v", pr, generatedNames, diag))
@@ -255,6 +265,22 @@ public:
     Module module(fe, rules, diag, names, defined);
     module.cuda = cuda;
     module.verify = options.verify;
+    // Globals named in a clause (`output(te)`): their shadows are the
+    // caller's in every function generated here.
+    for (const PragmaRecord &pr : pragmas) {
+      if (pr.kind != PragmaRecord::Differentiate || !SM.isInMainFile(pr.loc))
+        continue;
+      for (const auto *l : {&pr.ann.wrt, &pr.ann.outputs})
+        for (const auto &n : *l)
+          for (NamedDecl *nd :
+               ctx.getTranslationUnitDecl()->lookup(&ctx.Idents.get(n.first)))
+            if (const auto *vd = dyn_cast<VarDecl>(nd))
+              if (vd->hasGlobalStorage() && !vd->isStaticLocal()) {
+                CType t = convertType(vd->getType(), ctx);
+                if (t.isFloatingElem() && t.ptrDepth == 0)
+                  module.exposeGlobal(n.first);
+              }
+    }
     std::set<const FunctionDecl *> marked;
     std::set<std::string> voidGenerated; // generated functions returning void
     std::string header;

@@ -11,6 +11,7 @@
 #include "Backend.h"
 #include "Reverse.h"
 #include "Cuda.h"
+#include "StructShadow.h"
 #include "Transform.h"
 
 #include <algorithm>
@@ -65,7 +66,7 @@ public:
     if (it != tangents.end())
       return it->second;
     if (v->fieldOf) { // p[i].x -> p_d[i].x
-      Var *d = F.fieldView(tangent(v->fieldOf), v->field, v->type);
+      Var *d = F.sameView(v, tangent(v->fieldOf));
       tangents[v] = d;
       return d;
     }
@@ -664,6 +665,7 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
     return false;
   }
   defined_.insert(R.outName);
+  resolveClausePaths(F, annIn, diag_, false);
   if (!checkClauses(F, annIn))
     return false;
   if (annIn.batched) {
@@ -679,6 +681,8 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
     inlineCommunicatingCallees(F, fe_, diag_, false);
     inlineStructCallees(F, fe_, diag_);
   }
+  if (!resolveClausePaths(F, R.ann, diag_, true))
+    return false;
   const Annotation &ann = R.ann;
   if (!prepare(*this, F, R))
     return false;
@@ -775,13 +779,14 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
     kernels = cl.kernels();
   }
   // The tangents of globals (file-scope) start at zero in every call: the
-  // global's value on entry is no input.
+  // global's value on entry is no input, unless wrt(...) names it (then
+  // its tangent NAME_d is the caller's direction).
   for (auto &[v, tv] : G.tangents)
-    if (v->kind == Var::Global)
+    if (v->kind == Var::Global && !named(R.ann.wrt, v->userName))
       body.insert(body.begin(), zeroGlobal(tv));
   std::string text = functionBody(F, body, epilogue, G.declaredTangents(),
                                   skip, retType != "void");
-  finishFunction(out, globalShadowDecls(G.tangents) + kernels + head.str(),
+  finishFunction(out, globalShadowDecls(G.tangents, exposedGlobals_) + kernels + head.str(),
                  (cuda ? "extern \"C\" " : "") + sig, text,
                  std::move(owned));
   if (cuda)
@@ -849,7 +854,7 @@ const std::string *Module::tangentCallee(const std::string &name,
   std::string ps;
   for (size_t i = 0; i < params.size(); ++i)
     ps += (i ? ", " : "") + params[i];
-  pendingHelpers_ += globalShadowDecls(G.tangents) +
+  pendingHelpers_ += globalShadowDecls(G.tangents, exposedGlobals_) +
                      "\n/* mpiad: tangent of " + name + " */\nstatic " +
                      (F.retVar ? printType(F.ret) : std::string("void")) + " " +
                      fname + "(" + (ps.empty() ? "void" : ps) + ") {\n" + text +

@@ -345,6 +345,7 @@ private:
 
   Var *varFor(const VarDecl *vd, SourceLocation use);
   ExprP lowerFieldView(const MemberExpr *me);
+  ExprP lowerPointerField(const MemberExpr *me);
   // `particle *pi = &p[i];` (or `p + i`, or `p`): a local pointer into an
   // array of structs with float/double fields, never changed, whose index
   // does not change in its scope.  Each use of pi is lowered as its
@@ -794,14 +795,24 @@ void Lowering::findStructAliases(const clang::Stmt *body) {
         if (const auto *v = dyn_cast<VarDecl>(d->getDecl()))
           changed[v].push_back(at);
     }
+    // Fields assigned or whose address is taken, by name (`s->atoms = a`).
+    std::set<std::string> members;
+    void member(const clang::Expr *e) {
+      if (const auto *m = dyn_cast<MemberExpr>(e->IgnoreParenImpCasts()))
+        members.insert(m->getMemberNameInfo().getAsString());
+    }
     bool VisitBinaryOperator(BinaryOperator *bo) {
-      if (bo->isAssignmentOp())
+      if (bo->isAssignmentOp()) {
         change(bo->getLHS(), bo->getOperatorLoc());
+        member(bo->getLHS());
+      }
       return true;
     }
     bool VisitUnaryOperator(UnaryOperator *uo) {
-      if (uo->isIncrementDecrementOp() || uo->getOpcode() == UO_AddrOf)
+      if (uo->isIncrementDecrementOp() || uo->getOpcode() == UO_AddrOf) {
         change(uo->getSubExpr(), uo->getOperatorLoc());
+        member(uo->getSubExpr());
+      }
       return true;
     }
     bool VisitVarDecl(VarDecl *vd) {
@@ -813,6 +824,25 @@ void Lowering::findStructAliases(const clang::Stmt *body) {
   f.TraverseStmt(const_cast<clang::Stmt *>(body));
   for (const VarDecl *q : f.cands) {
     CType qt = convertType(q->getType(), fe.ctx_);
+    // `Atoms *atoms = s->atoms;`: a struct pointer read from a chain of
+    // fields of a variable, none of them ever assigned, nor q: each use is
+    // the chain, so that `atoms->r` is the path `s->atoms->r`.
+    if (qt.ptrDepth == 1 && qt.dims.empty() && qt.elem == Scalar::Other &&
+        qt.declFmt.empty() && !f.changed.count(q)) {
+      const clang::Expr *b = q->getInit()->IgnoreParenImpCasts();
+      bool chain = isa<MemberExpr>(b);
+      while (const auto *m = dyn_cast<MemberExpr>(b)) {
+        chain &= !f.members.count(m->getMemberNameInfo().getAsString());
+        b = m->getBase()->IgnoreParenImpCasts();
+      }
+      const auto *d = dyn_cast<DeclRefExpr>(b);
+      const auto *root = d ? dyn_cast<VarDecl>(d->getDecl()) : nullptr;
+      if (chain && root && !f.changed.count(root) &&
+          (!root->hasGlobalStorage() || root->isStaticLocal())) {
+        structAliases[q] = q->getInit();
+        continue;
+      }
+    }
     if (qt.ptrDepth != 1 || !qt.dims.empty() || !qt.floatingFields ||
         f.changed.count(q))
       continue;
@@ -971,6 +1001,57 @@ ExprP Lowering::lowerFieldView(const MemberExpr *me) {
   for (auto it = idx.rbegin(); it != idx.rend(); ++it)
     out = mkIndex(out, *it);
   return out;
+}
+
+/// A pointer field to float or double data (or to rows of them, `real3 *r`)
+/// reached from a struct variable of this function through fields only:
+/// `s->atoms->r`, `s.f`.  It becomes a view through pointer fields (IR.h),
+/// a variable of its own whose shadow is the same path from the struct's
+/// shadow (`s_b->atoms->r`).  Null for anything else (a cast, an index or
+/// a call on the way, a global), which stays an opaque read.
+ExprP Lowering::lowerPointerField(const MemberExpr *me) {
+  CType ft = convertType(me->getType(), fe.ctx_);
+  if (!ft.isFloatingElem() || ft.ptrDepth > 1 || ft.floatingFields)
+    return nullptr;
+  std::string path;
+  const clang::Expr *b = me;
+  int pointers = 0; // pointer fields followed on the way
+  // A local struct pointer read from a chain of fields (findStructAliases)
+  // continues the chain: `atoms->r` with `atoms = s->atoms`.
+  auto follow = [&](const clang::Expr *e) {
+    if (const auto *d = dyn_cast<DeclRefExpr>(e))
+      if (const auto *v = dyn_cast<VarDecl>(d->getDecl())) {
+        auto a = structAliases.find(v);
+        if (a != structAliases.end() &&
+            isa<MemberExpr>(a->second->IgnoreParenImpCasts()))
+          return a->second->IgnoreParenImpCasts();
+      }
+    return e;
+  };
+  while (const auto *m = dyn_cast<MemberExpr>(b)) {
+    path = (m->isArrow() ? "->" : ".") + m->getMemberNameInfo().getAsString() +
+           path;
+    b = follow(m->getBase()->IgnoreParenImpCasts());
+    pointers += m->isArrow() && isa<MemberExpr>(b);
+  }
+  // A float/double field (`s->prm->k`, `s->cell.pos[3]`) is a view of its
+  // own only behind a pointer field; `s->e` and `s.a.b` are field views.
+  if (ft.ptrDepth == 0 && pointers == 0)
+    return nullptr;
+  const auto *dre = dyn_cast<DeclRefExpr>(b);
+  const auto *vd = dre ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
+  if (!vd || (vd->hasGlobalStorage() && !vd->isStaticLocal()) ||
+      structAliases.count(vd))
+    return nullptr;
+  ExprP root = lower(b);
+  if (!root || root->kind != Expr::VarRef)
+    return nullptr;
+  Var *parent = root->var;
+  // The root is one struct: `s` or `s->`, not an array of them.
+  if (!parent->type.dims.empty() ||
+      parent->type.ptrDepth != (path.rfind("->", 0) == 0 ? 1 : 0))
+    return nullptr;
+  return mkVar(F.pointerFieldView(parent, path, ft));
 }
 
 /// `struct P v = {...}` for a struct with float/double fields: every field
@@ -1383,6 +1464,8 @@ ExprP Lowering::lower(const clang::Expr *e) {
       return typed(v);
     if (failed)
       return nullptr;
+    if (ExprP v = lowerPointerField(me))
+      return typed(v);
     // Other struct fields are read as opaque values (never active).  The base is
     // kept as an operand, so that it prints with its generated name
     // (`st_2.MPI_SOURCE` when two `MPI_Status st` share a function).
@@ -1624,8 +1707,28 @@ ExprP Lowering::lowerCall(const CallExpr *ce) {
     args.push_back(x);
   }
   const FunctionDecl *def = callee->getDefinition();
-  if (def && def->hasBody() && !fe.rules_.math(name) &&
-      SM.isInMainFile(def->getLocation())) {
+  // A function of this file, or a static one of a project header that
+  // calls nothing (CoMD's `static void zeroReal3(real3 a)` in mytype.h):
+  // part of this translation unit, so it is differentiated as the file's
+  // own.  Header functions that call others (a library's emulation layer,
+  // wrappers) stay external, with rules.
+  auto ownFunction = [&](const FunctionDecl *d) {
+    SourceLocation at = SM.getExpansionLoc(d->getLocation());
+    if (SM.isInMainFile(at))
+      return true;
+    if (d->getStorageClass() != SC_Static || SM.isInSystemHeader(at))
+      return false;
+    struct Calls : RecursiveASTVisitor<Calls> {
+      bool any = false;
+      bool VisitCallExpr(CallExpr *) {
+        any = true;
+        return false;
+      }
+    } calls;
+    calls.TraverseStmt(d->getBody());
+    return !calls.any;
+  };
+  if (def && def->hasBody() && !fe.rules_.math(name) && ownFunction(def)) {
     if (def->isVariadic()) {
       for (size_t i = 0; i < args.size(); ++i)
         if (i >= def->getNumParams() && args[i]->isFloating()) {

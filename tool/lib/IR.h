@@ -138,6 +138,12 @@ struct Var {
   // shape followed by the field's dimensions, and the first
   // fieldParentRank indices of an element are the parent's (`p[i].r[k]`).
   int fieldParentRank = 0;
+  // A view through pointer fields (`s->atoms->r`, Frontend's
+  // lowerPointerField): `field` is the path after the parent's name
+  // ("->atoms->r"), the view has the type of the last field (its own
+  // shape, fieldParentRank 0), and its shadow is the same path from the
+  // parent's shadow (`s_b->atoms->r`).
+  bool throughPointer = false;
 
   // Filled by the analyses.
   int aliasRoot = -1;       // alias class (pointer locals pointing into arrays)
@@ -335,11 +341,27 @@ StmtP mkCountedLoop(Var *v, const ExprP &from, const ExprP &to, bool down,
                     const std::string &cmp, Block body);
 
 /// What the pragma asked for on one function.
+/// A clause entry that names data reached from a struct parameter through
+/// its fields: `wrt(s->atoms->r)`, `output(s->ePotential)`.  The root's
+/// name is also in the clause's list (the parameter gets its shadow); the
+/// paths say which of its fields the clause means.
+struct ClausePath {
+  std::string root; // "s"
+  std::string path; // "->atoms->r", as written after the root
+  clang::SourceLocation loc;
+  bool wrt = false; // in wrt(...); otherwise in output(...)
+  // wrt(s->atoms->r[LEN]): the number of elements of the data, for the
+  // generated F_s_shadow_new (StructShadow.cpp); empty if not written.
+  std::string len;
+  std::vector<std::pair<std::string, clang::SourceLocation>> lenNames;
+};
+
 struct Annotation {
   clang::SourceLocation loc; // of the pragma
   bool reverse = true;
   std::vector<std::pair<std::string, clang::SourceLocation>> wrt, outputs,
       replicated, varying;
+  std::vector<ClausePath> paths;
   std::map<std::string, std::string> replicatedLen; // explicit w[LEN]
   /// The names LEN reads, with their locations (each must be a parameter).
   std::map<std::string,
@@ -414,6 +436,39 @@ struct Function {
     return v;
   }
   std::map<std::pair<Var *, std::string>, Var *> fieldViews;
+
+  /// The view through pointer fields `path` ("->atoms->r") of `parent`,
+  /// of type `t` (the last field's type), made on first use.
+  Var *pointerFieldView(Var *parent, const std::string &path,
+                        const CType &t) {
+    auto key = std::make_pair(parent, path);
+    auto it = fieldViews.find(key);
+    if (it != fieldViews.end())
+      return it->second;
+    Var *v = newVar(parent->name + path, t, Var::Field);
+    v->userName = parent->userName + path;
+    v->fieldOf = parent;
+    v->field = path;
+    v->throughPointer = true;
+    v->loc = parent->loc;
+    v->userInactive = parent->userInactive;
+    fieldViews[key] = v;
+    return v;
+  }
+
+  /// The view `view` (of some struct variable) made on `parent` instead:
+  /// the shadow's view, or the caller's view of an inlined helper's.
+  Var *sameView(const Var *view, Var *parent) {
+    if (view->throughPointer)
+      return pointerFieldView(parent, view->field, view->type);
+    CType ft;
+    ft.elem = view->type.elem;
+    size_t skip = view->fieldOf->type.dims.size();
+    if (skip < view->type.dims.size())
+      ft.dims.assign(view->type.dims.begin() + (long)skip,
+                     view->type.dims.end());
+    return fieldView(parent, view->field, ft);
+  }
 
   /// Forgets the variables made after the first n (a dry run's).
   void dropVarsFrom(size_t n) {

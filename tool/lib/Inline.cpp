@@ -394,14 +394,8 @@ private:
         return it->second;
       if (v->fieldOf) {
         auto pt = to.find(v->fieldOf);
-        if (pt != to.end()) {
-          CType ft;
-          ft.elem = v->type.elem;
-          ft.dims.assign(v->type.dims.begin() +
-                             (long)v->fieldOf->type.dims.size(),
-                         v->type.dims.end());
-          return F.fieldView(pt->second, v->field, ft);
-        }
+        if (pt != to.end())
+          return F.sameView(v, pt->second);
       }
       return v;
     };

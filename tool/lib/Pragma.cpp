@@ -50,9 +50,19 @@ public:
     SourceLocation start = tok.getLocation();
     int depth = 0;
     bool operand = true; // an operand is expected next
+    bool field = false;  // a field name is expected next (after -> or .)
+    bool afterName = false;
     while (!atEnd() && !(tok.is(tok::r_square) && depth == 0)) {
       SourceLocation at = tok.getLocation();
-      if (operand && tok.is(tok::identifier)) {
+      if (field && tok.is(tok::identifier)) {
+        field = false; // s->boxes->nTotalBoxes: a field of the name before
+      } else if (field) {
+        return error(at, "expected a field name in the length, found '" +
+                             spell() + "'");
+      } else if (!operand && afterName &&
+                 tok.isOneOf(tok::arrow, tok::period)) {
+        field = true;
+      } else if (operand && tok.is(tok::identifier)) {
         names.push_back({spell(), at});
         operand = false;
       } else if (operand && tok.is(tok::numeric_constant)) {
@@ -78,6 +88,7 @@ public:
                          "parameters as the length in replicated(NAME[...]), "
                          "found '" + spell() + "'");
       }
+      afterName = tok.is(tok::identifier);
       if (!len.empty() && tok.hasLeadingSpace())
         len += " ";
       len += spell();
@@ -85,7 +96,7 @@ public:
     }
     if (len.empty())
       return error(tok.getLocation(), "expected a length expression");
-    if (operand || depth != 0)
+    if (operand || field || depth != 0)
       return error(atEnd() ? start : tok.getLocation(),
                    "incomplete length expression '" + len +
                        "' in replicated(NAME[...])");
@@ -96,7 +107,8 @@ public:
                 std::map<std::string, std::string> *lens, bool allowReturn,
                 std::map<std::string,
                          std::vector<std::pair<std::string, SourceLocation>>>
-                    *lenNames = nullptr) {
+                    *lenNames = nullptr,
+                std::vector<ClausePath> *paths = nullptr, bool wrt = false) {
     if (!expect(tok::l_paren, "'('"))
       return false;
     if (tok.is(tok::r_paren))
@@ -108,8 +120,40 @@ public:
                      allowReturn ? "expected a parameter name or 'return'"
                                  : "expected a parameter name");
       std::string name = spell();
-      out.push_back({name, tok.getLocation()});
+      SourceLocation at = tok.getLocation();
       next();
+      // A path through struct fields: s->atoms->r, s.e.
+      std::string path;
+      while (paths && (tok.is(tok::arrow) || tok.is(tok::period))) {
+        std::string sep = spell();
+        path += sep;
+        next();
+        if (!tok.is(tok::identifier))
+          return error(tok.getLocation(),
+                       "expected a field name after '" + sep + "'");
+        path += spell();
+        next();
+      }
+      // Every entry of a clause that takes paths is recorded (an empty
+      // path names the whole variable).
+      if (paths)
+        paths->push_back({name, path, at, wrt, "", {}});
+      if (paths && !path.empty() && tok.is(tok::l_square)) {
+        next();
+        if (!lengthExpr(paths->back().len, paths->back().lenNames))
+          return false;
+        if (!expect(tok::r_square, "']'"))
+          return false;
+      }
+      // A struct named through paths is listed once (its shadow).
+      bool pathsOfName = false;
+      for (size_t k = 0; paths && k + 1 < paths->size(); ++k)
+        pathsOfName |= (*paths)[k].root == name && !(*paths)[k].path.empty();
+      bool seen = false;
+      for (const auto &o : out)
+        seen |= o.first == name && (!path.empty() || pathsOfName);
+      if (!seen)
+        out.push_back({name, at});
       if (lens && tok.is(tok::l_square)) {
         next();
         std::string len;
@@ -216,10 +260,12 @@ void MpiadPragmaHandler::HandlePragma(Preprocessor &PP,
       } else if (clause == "forward") {
         rec.ann.reverse = false;
       } else if (clause == "wrt") {
-        if (!p.nameList(rec.ann.wrt, nullptr, false))
+        if (!p.nameList(rec.ann.wrt, nullptr, false, nullptr, &rec.ann.paths,
+                        true))
           return;
       } else if (clause == "output") {
-        if (!p.nameList(rec.ann.outputs, nullptr, true))
+        if (!p.nameList(rec.ann.outputs, nullptr, true, nullptr,
+                        &rec.ann.paths, false))
           return;
       } else if (clause == "replicated") {
         if (!p.nameList(rec.ann.replicated, &rec.ann.replicatedLen, false,

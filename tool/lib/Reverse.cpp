@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Reverse.h"
+#include "StructShadow.h"
 #include "Cuda.h"
 #include "Backend.h"
 #include "Emit.h"
@@ -171,7 +172,7 @@ public:
     if (it != shadows.end())
       return it->second;
     if (v->fieldOf) { // p[i].x -> p_b[i].x
-      Var *s = F.fieldView(shadow(v->fieldOf), v->field, v->type);
+      Var *s = F.sameView(v, shadow(v->fieldOf));
       shadows[v] = s;
       return s;
     }
@@ -2459,17 +2460,24 @@ std::string Module::globalsComment(const Function &F,
                                    const std::string &suffix,
                                    const std::string &what,
                                    const std::string &adjoint) {
-  std::string globals, heap;
+  std::string globals, heap, exposed;
   std::set<std::string> listed;
   for (auto &v : F.vars) {
     if (v->kind != Var::Global || !v->active ||
         !listed.insert(v->userName).second)
       continue;
     std::string one = v->userName + " (" + globalShadow(v->name, suffix) + ")";
-    std::string &list = fe_.ownedGlobal(v.get()) ? heap : globals;
+    std::string &list = fe_.ownedGlobal(v.get())          ? heap
+                        : exposedGlobals_.count(v->userName) ? exposed
+                                                             : globals;
     list += (list.empty() ? "" : ", ") + one;
   }
   std::string out;
+  if (!exposed.empty())
+    out += " *   globals in clauses: " + exposed + "\n *     " + what +
+           " at file scope, the caller's (declared in --emit-header): one\n"
+           " *     in wrt/output is read and left as a parameter's shadow "
+           "would be,\n *     another function's is zeroed on entry\n";
   if (!globals.empty())
     out += " *   globals:      " + globals + "\n *     " + what +
            " at file scope, zeroed on entry; a global is neither\n"
@@ -2499,13 +2507,17 @@ Var *Module::globalShadowVar(Function &F, Var *g, const std::string &suffix,
   // The shadow of a global pointer the file allocates may be declared by
   // the user's file (`extern double *state_b;`, as the generated header
   // declares it, so that the caller can read it): that is the one.
+  // So may that of a global named in a clause (`extern double te_b;`).
   std::string want = g->name + suffix;
-  if (fe_.ownedGlobal(g) && !globalShadows_.count(want)) {
+  bool exposed = exposedGlobals_.count(g->userName) > 0;
+  if ((fe_.ownedGlobal(g) || exposed) && !globalShadows_.count(want)) {
     clang::ASTContext &ctx = fe_.context();
     for (clang::NamedDecl *nd :
          ctx.getTranslationUnitDecl()->lookup(&ctx.Idents.get(want)))
       if (const auto *vd = llvm::dyn_cast<clang::VarDecl>(nd))
-        if (!vd->hasInit() && vd->getType()->isPointerType())
+        if (!vd->hasInit() && vd->hasGlobalStorage() &&
+            (exposed ? !vd->getType()->isPointerType()
+                     : vd->getType()->isPointerType()))
           globalShadows_[want] = want;
   }
   std::string n = globalShadow(g->name, suffix);
@@ -2577,6 +2589,8 @@ static bool runPipeline(Module &M, Function &F, Request &R,
                         std::unique_ptr<ReverseGen> &gen, Pair &sweeps) {
   Diag &diag = M.diag_;
   inlineCommunicatingCallees(F, M.fe_, diag, R.ann.batched);
+  if (!resolveClausePaths(F, R.ann, diag, true))
+    return false;
   if (!normalize(F, M.fe_, diag))
     return false;
   hoistResultCalls(F, M.rules_);
@@ -2810,6 +2824,12 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
         return true;
     return false;
   };
+  // A file-scope float/double scalar or fixed array (F, or a helper it
+  // calls, uses it): its file-scope shadow NAME_b is the caller's
+  // (Module::exposedGlobals).
+  auto floatingGlobal = [&](const std::string &n) {
+    return exposedGlobals_.count(n) > 0;
+  };
   // A parameter named in output(...) or scratch(...): a non-const pointer
   // to float/double, else an error at its name (and null).
   auto pointerParam =
@@ -2817,7 +2837,8 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
           const std::string &clause) -> Var * {
     Var *p = param(n.first);
     if (!p) {
-      if (!(clause == "output" && ownedGlobal(n.first)))
+      if (!(clause == "output" &&
+            (ownedGlobal(n.first) || floatingGlobal(n.first))))
         notAParameter(F, n.first, clause, n.second);
       return nullptr;
     }
@@ -2846,11 +2867,28 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
     }
     return p;
   };
-  bool ok = true;
+  bool ok = checkClausePaths(
+      F, ann, diag_,
+      [&](const std::pair<std::string, clang::SourceLocation> &n,
+          const std::string &clause) { return lengthName(F, n, clause); });
   for (const auto &w : ann.wrt) {
     Var *p = param(w.first);
-    if (!p && ownedGlobal(w.first)) {
+    if (hasClausePath(ann, w.first)) {
+      // Checked with its paths (StructShadow.cpp).
+    } else if (!p && ownedGlobal(w.first)) {
       // Its adjoint is added into the file-scope NAME_b.
+    } else if (!p && floatingGlobal(w.first)) {
+      // Its adjoint is added into the file-scope NAME_b: this rank's
+      // share, which the user says with varying(...).
+      if (!named(ann.varying, w.first)) {
+        diag_.error(w.second,
+                    "'" + w.first + "' in wrt(...) is a global, whose value "
+                    "counts as each rank's own: its adjoint " + w.first +
+                    "_b is this rank's share; say so with varying(" +
+                    w.first + "), or, if it is equal on all ranks, pass it "
+                    "as a parameter and list it in replicated(...)");
+        ok = false;
+      }
     } else if (!p) {
       notAParameter(F, w.first, "wrt", w.second);
       ok = false;
@@ -2878,7 +2916,8 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       }
       continue;
     }
-    if (!pointerParam(o, "output") && !ownedGlobal(o.first))
+    if (!hasClausePath(ann, o.first) && !pointerParam(o, "output") &&
+        !ownedGlobal(o.first) && !floatingGlobal(o.first))
       ok = false;
   }
   // A floating return value that output(...) leaves out is not differentiated:
@@ -2896,9 +2935,9 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
                       "of) the objective");
   for (const auto &r : ann.replicated) {
     if (!param(r.first)) {
-      if (ownedGlobal(r.first))
-        diag_.error(r.second, "'" + r.first + "' is a global pointer, whose "
-                              "data counts as each rank's own (varying); "
+      if (ownedGlobal(r.first) || floatingGlobal(r.first))
+        diag_.error(r.second, "'" + r.first + "' is a global, whose "
+                              "value counts as each rank's own (varying); "
                               "replicated(...) names parameters");
       else
         notAParameter(F, r.first, "replicated", r.second);
@@ -2911,7 +2950,7 @@ bool Module::checkClauses(Function &F, const Annotation &ann) {
       ok &= lengthName(F, n, "replicated(" + r.first + "[...])");
   }
   for (const auto &v : ann.varying) {
-    if (!param(v.first) && ownedGlobal(v.first)) {
+    if (!param(v.first) && (ownedGlobal(v.first) || floatingGlobal(v.first))) {
       // A global's data is each rank's own: varying is what it is.
     } else if (!param(v.first)) {
       notAParameter(F, v.first, "varying", v.second);
@@ -3259,6 +3298,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
   }
   defined_.insert(R.outName);
 
+  resolveClausePaths(F, annIn, diag_, false);
   if (!checkClauses(F, annIn))
     return false;
 
@@ -3611,7 +3651,9 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
     if (v->kind != Var::Global)
       continue;
     if (!isHeapShadow(sv)) {
-      prologue.insert(prologue.begin(), zeroGlobal(sv));
+      // Named in wrt/output: the caller's, as a parameter's shadow.
+      if (!named(ann.wrt, v->userName) && !named(ann.outputs, v->userName))
+        prologue.insert(prologue.begin(), zeroGlobal(sv));
       continue;
     }
     heapShadows.push_back({v, sv});
@@ -3676,7 +3718,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
   if (ann.outputs.empty())
     deps = "return value";
   else
-    deps = list(ann.outputs);
+    deps = clauseNames(ann, false);
   std::string retRepl;
   if (retOut && F.retVar)
     retRepl = R.perRank ? "per rank"
@@ -3684,7 +3726,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
                                      : "varying: summed over ranks";
   head << "/*\n * mpiad: adjoint (reverse mode) of " << F.name
        << ", semantics(" << (R.perRank ? "per_rank" : "global") << ")\n"
-       << " *   independents: " << list(ann.wrt) << "\n"
+       << " *   independents: " << clauseNames(ann, true) << "\n"
        << " *   dependents:   " << deps
        << (retRepl.empty() ? "" : " (" + retRepl + ")") << "\n"
        << " *   replicated:   " << list(ann.replicated) << "\n"
@@ -3698,6 +3740,11 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
     sig += (i ? ", " : "") + params[i];
   sig += ")";
   head << globalsComment(F, "_b", "adjoints", R.outName);
+  std::string structShadows, structPrototypes, structComment;
+  if (!trial_)
+    addStructShadows(F, ann, shadowsPrefix(F, R.outName), structShadows,
+                     structPrototypes, structComment);
+  head << structComment;
   head << " *   " << sig << "\n"
        << " * Adjoints of inputs are accumulated (+=): zero them first.\n */\n";
   std::string body;
@@ -3733,12 +3780,18 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
   }
   Function &Fref = F;
   finishFunction(out,
-                 globalShadowDecls(G.shadows) + kernels +
+                 globalShadowDecls(G.shadows, exposedGlobals_) + kernels +
                      (trial_ ? std::string() : head.str()),
                  (cuda ? "extern \"C\" " : "") + sig, body, std::move(owned));
   if (!heapShadows.empty() && !trial_)
     addShadowsNew(out, shadowsPrefix(Fref, R.outName), R.outName,
                   heapShadows);
+  out.text += structShadows;
+  out.prototype += structPrototypes;
+  for (auto &[v, sv] : G.shadows)
+    if (v->kind == Var::Global && !isHeapShadow(sv) &&
+        exposedGlobals_.count(v->userName) && !trial_)
+      out.prototype += "\nextern " + printDecl(*sv, true) + ";";
   if (cuda)
     out.prototype = sig + ";";
   if (batchedCore) {
@@ -4096,7 +4149,7 @@ const Module::CalleeNames *Module::callee(const std::string &name,
       s += (i ? ", " : "") + v[i];
     return s.empty() ? std::string("void") : s;
   };
-  std::string text = globalShadowDecls(G.shadows);
+  std::string text = globalShadowDecls(G.shadows, exposedGlobals_);
   text += "\n/* mpiad: forward sweep of " + name +
           " (records what " + names.rev + " needs) */\n";
   text += "static " + (F.retVar ? printType(F.ret) : std::string("void")) +

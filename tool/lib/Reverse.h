@@ -145,6 +145,19 @@ public:
 private:
   std::set<std::string> names_;
   std::map<std::string, std::string> globalShadows_; // "u_b" -> its name
+  /// File-scope float/double scalars and fixed arrays that some pragma of
+  /// the file names in wrt(...) or output(...): their shadows are the
+  /// caller's (not static, in --emit-header), the same in every generated
+  /// function of the file (exposeGlobal, from the pragmas, before any).
+  std::set<std::string> exposedGlobals_;
+
+public:
+  void exposeGlobal(const std::string &name) { exposedGlobals_.insert(name); }
+  const std::set<std::string> &exposedGlobals() const {
+    return exposedGlobals_;
+  }
+
+private:
   std::map<std::string, CalleeNames> callees_;
   std::map<std::string, std::string> tangentCallees_;
 };

@@ -13,6 +13,35 @@ bool named(const std::vector<std::pair<std::string, clang::SourceLocation>> &l,
                      [&](const auto &p) { return p.first == n; });
 }
 
+std::string viewPath(const Var *view) {
+  if (view->throughPointer)
+    return view->field;
+  const Var *p = view->fieldOf;
+  if (p->type.ptrDepth == 1 && p->type.dims.empty() &&
+      view->fieldParentRank == 1)
+    return "->" + view->field.substr(1);
+  return view->field;
+}
+
+bool clauseNamesView(const Annotation &ann, const Var *view, bool wrt) {
+  const std::string &root = view->fieldOf->userName;
+  if (!named(wrt ? ann.wrt : ann.outputs, root))
+    return false;
+  std::string path = viewPath(view);
+  bool anyPath = false;
+  for (const ClausePath &c : ann.paths) {
+    if (c.root != root || c.wrt != wrt)
+      continue;
+    anyPath = true;
+    if (c.path.empty() || path == c.path)
+      return true;
+    if (path.rfind(c.path, 0) == 0 &&
+        (path[c.path.size()] == '.' || path[c.path.size()] == '-'))
+      return true;
+  }
+  return !anyPath;
+}
+
 void append(Block &to, const Block &from) {
   to.insert(to.end(), from.begin(), from.end());
 }
@@ -367,7 +396,8 @@ ExprP rebase(const ExprP &e, const std::function<Var *(Var *)> &base) {
   }
 }
 
-std::string globalShadowDecls(const std::map<Var *, Var *> &shadows) {
+std::string globalShadowDecls(const std::map<Var *, Var *> &shadows,
+                              const std::set<std::string> &exposed) {
   std::string out;
   for (auto &[v, s] : shadows) {
     if (v->kind != Var::Global)
@@ -379,7 +409,8 @@ std::string globalShadowDecls(const std::map<Var *, Var *> &shadows) {
       out += "static size_t mpiad_bytes_" + s->name + ";\n";
       continue;
     }
-    out += "static " + printDecl(*s, true) + ";\n";
+    out += (exposed.count(v->userName) ? "" : "static ") +
+           printDecl(*s, true) + ";\n";
   }
   return out;
 }

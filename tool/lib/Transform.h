@@ -14,6 +14,13 @@ namespace mpiad {
 
 bool named(const std::vector<std::pair<std::string, clang::SourceLocation>> &l,
            const std::string &n);
+/// The path of a field view after its struct's name, as a clause writes
+/// it: "->e" for a field of `S *s`, ".e" of `S s`, "->atoms->r" through
+/// pointer fields.
+std::string viewPath(const Var *view);
+/// Does wrt(...) (wrt true) or output(...) name the field view `view`: its
+/// struct named whole, or a path to it or to a struct on the way?
+bool clauseNamesView(const Annotation &ann, const Var *view, bool wrt);
 void append(Block &to, const Block &from);
 /// Literals, variables and elements: cheap to repeat in an expression.
 bool isSimple(const ExprP &e);
@@ -120,7 +127,10 @@ StmtP swapPointers(Var *a, Var *b, Var *tmp);
 /// `static double u_b[8];` for each shadow (or tangent) in `shadows` of a
 /// global: file-scope declarations, which C lets every generated function
 /// repeat (tentative definitions).
-std::string globalShadowDecls(const std::map<Var *, Var *> &shadows);
+/// `exposed`: globals (by name) whose shadows the caller sets or reads
+/// (Module::exposedGlobals): declared without `static`.
+std::string globalShadowDecls(const std::map<Var *, Var *> &shadows,
+                              const std::set<std::string> &exposed);
 /// The file-scope shadow of a global pointer the file allocates
 /// (GlobalHeap.h), `double *state_b`, with its size in
 /// `mpiad_bytes_state_b`.

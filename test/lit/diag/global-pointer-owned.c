@@ -45,7 +45,7 @@ double f(const double *x) {
   return u[0] * x[1];
 }
 #elif CASE == 5
-// C5: global-pointer-owned.c:[[@LINE+1]]:57: error: 'u' is a global pointer, whose data counts as each rank's own (varying); replicated(...) names parameters
+// C5: global-pointer-owned.c:[[@LINE+1]]:57: error: 'u' is a global, whose value counts as each rank's own (varying); replicated(...) names parameters
 #pragma mpiad differentiate wrt(u) output(u) replicated(u)
 void g(void) {
   for (int i = 0; i < n; i++)
