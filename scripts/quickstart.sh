@@ -38,7 +38,7 @@ fi
 # --- (a) packages -------------------------------------------------------------------
 packages=(clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev
           libopenmpi-dev openmpi-bin cmake ninja-build python3 csmith libcsmith-dev
-          pkg-config)
+          pkg-config gcc)
 missing=()
 for pkg in "${packages[@]}"; do
   status="$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)"

@@ -1034,15 +1034,25 @@ int runDriver(int argc, const char **argv) {
       if (o.verify)
         cmd.push_back("-DMPIAD_VERIFY=1");
       // With -g, the compile unit is named after the user's file, not the
-      // temporary one (its line table already is, through #line).
-      if (generated && compilerIsClang() &&
+      // temporary one (its line table already is, through #line): clang
+      // takes the name itself, gcc a map from the generated file's path.
+      if (generated &&
           std::any_of(o.compileFlags.begin(), o.compileFlags.end(),
                       [](const std::string &f) { return f.rfind("-g", 0) == 0; })) {
-        llvm::SmallString<256> abs(in.path);
+        llvm::SmallString<256> abs(in.path), genAbs(gen);
         llvm::sys::fs::make_absolute(abs);
-        for (const char *a : {"-Xclang", "-main-file-name", "-Xclang"})
-          cmd.push_back(a);
-        cmd.push_back(std::string(abs));
+        llvm::sys::fs::make_absolute(genAbs);
+        if (compilerIsClang()) {
+          for (const char *a : {"-Xclang", "-main-file-name", "-Xclang"})
+            cmd.push_back(a);
+          cmd.push_back(std::string(abs));
+        } else {
+          for (const std::string &from : {std::string(genAbs), gen})
+            cmd.push_back("-fdebug-prefix-map=" + from + "=" +
+                          std::string(abs));
+          if (std::string(genAbs) == gen)
+            cmd.pop_back();
+        }
       }
       if (o.cuda) // host code may call the CUDA runtime (mpiad_gpu.h)
         cmd.push_back("-I" + cudaHome() + "/include");

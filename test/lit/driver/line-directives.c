@@ -14,6 +14,9 @@
 // The compile unit is named after the user's file too (it was the deleted
 // temporary file, $TMPDIR/mpiad-*.c).
 // RUN: llvm-dwarfdump --debug-info %t.dir/wg.o | FileCheck %s --check-prefix=CU
+// The same with gcc behind mpicc (a map from the generated file's path).
+// RUN: cd %t.dir && env -u MPIAD_CC OMPI_CC=gcc %mpiad-cc -g -c w.c -o wgcc.o
+// RUN: llvm-dwarfdump --debug-info %t.dir/wgcc.o | FileCheck %s --check-prefix=CU
 // No pragma: the command names the user's file, and __FILE__ is its path.
 // RUN: cd %t.dir && %mpiad-cc -### plain.c -o plain 2>&1 | FileCheck %s --check-prefix=PLAIN
 // RUN: cd %t.dir && %mpiad-cc plain.c -o plain && ./plain | FileCheck %s --check-prefix=PLAINEXE
