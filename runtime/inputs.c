@@ -194,3 +194,16 @@ void mpiad_need_shadow(const void *shadow, const char *fn, const char *global,
           fn, global, global, make, fn, global, global);
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
+
+void mpiad_need_tangent(const void *tangent, const char *fn, const char *global,
+                        const char *make) {
+  if (tangent)
+    return;
+  fprintf(stderr,
+          "mpiad: %s: the tangent %s_d of the global pointer '%s' is NULL: "
+          "call %s() first (it allocates, zeroed, the tangents of the global "
+          "pointers %s uses), or allocate %s_d yourself, with the length of "
+          "%s, holding the direction where %s is an input\n",
+          fn, global, global, make, fn, global, global, global);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}

@@ -639,6 +639,12 @@ void *mpiad_alloc_zeroed(mpiad_impl_llong count, size_t elem_size, const char *f
 void mpiad_need_shadow(const void *shadow, const char *fn, const char *global,
                        const char *make);
 
+/** The same for forward mode: "mpiad: FN: the tangent NAME_d of the global
+ *  pointer 'NAME' is NULL: call MAKE() first ..." (MAKE is the generated
+ *  F_tangents_new). */
+void mpiad_need_tangent(const void *tangent, const char *fn, const char *global,
+                        const char *make);
+
 /** The larger of two lengths: an array's length inferred from accesses
  *  with different extents is the largest of them (one call per extent, so
  *  the generated expression grows linearly with their number). */

@@ -11,6 +11,7 @@
 #include "Backend.h"
 #include "Reverse.h"
 #include "Cuda.h"
+#include "Emit.h"
 #include "StructShadow.h"
 #include "Transform.h"
 
@@ -71,11 +72,14 @@ public:
       return d;
     }
     if (v->kind == Var::Global) { // a file-scope tangent, one per module
-      if (v->type.ptrDepth > 0)
+      // A global pointer the file allocates (GlobalHeap.h) has the
+      // tangent NAME_d, allocated by F_tangents_new; another was reported
+      // by the activity analysis.
+      if (v->type.ptrDepth > 0 && !M.fe_.ownedGlobal(v))
         error(v->loc.isValid() ? v->loc : F.loc,
               "the global pointer '" + v->userName + "' would carry "
-              "tangents; forward mode does not give global pointers a "
-              "shadow yet (reverse mode does): pass it as a parameter");
+              "tangents, and mpiad gives a global pointer a tangent only "
+              "when the file allocates it: pass it as a parameter");
       Var *d = M.globalShadowVar(F, v, "_d", true);
       tangents[v] = d;
       return d;
@@ -781,14 +785,40 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
   // The tangents of globals (file-scope) start at zero in every call: the
   // global's value on entry is no input, unless wrt(...) names it (then
   // its tangent NAME_d is the caller's direction).
-  for (auto &[v, tv] : G.tangents)
-    if (v->kind == Var::Global && !named(R.ann.wrt, v->userName))
-      body.insert(body.begin(), zeroGlobal(tv));
+  // A global pointer's tangent must exist (F_tangents_new); it starts at
+  // zero unless it is the caller's direction.
+  std::string prefix = F.outlinedBlock() ? R.outName : F.name;
+  std::vector<std::pair<Var *, Var *>> heapTangents;
+  for (auto &[v, tv] : G.tangents) {
+    if (v->kind != Var::Global)
+      continue;
+    bool input = named(R.ann.wrt, v->userName);
+    if (!isHeapShadow(tv)) {
+      if (!input)
+        body.insert(body.begin(), zeroGlobal(tv));
+      continue;
+    }
+    heapTangents.push_back({v, tv});
+    if (!input)
+      body.insert(body.begin(),
+                  mkExprStmt(mkCall("memset",
+                                    {mkVar(tv), mkInt(0),
+                                     mkOpaque("mpiad_bytes_" + tv->name)},
+                                    Scalar::Void)));
+    body.insert(body.begin(),
+                mkExprStmt(mkCall("mpiad_need_tangent",
+                                  {mkVar(tv), mkOpaque(quoted(R.outName)),
+                                   mkOpaque(quoted(v->userName)),
+                                   mkOpaque(quoted(prefix + "_tangents_new"))},
+                                  Scalar::Void)));
+  }
   std::string text = functionBody(F, body, epilogue, G.declaredTangents(),
                                   skip, retType != "void");
   finishFunction(out, globalShadowDecls(G.tangents, exposedGlobals_) + kernels + head.str(),
                  (cuda ? "extern \"C\" " : "") + sig, text,
                  std::move(owned));
+  if (!heapTangents.empty())
+    addShadowsNew(out, prefix, R.outName, heapTangents, "tangents");
   if (cuda)
     out.prototype = sig + ";";
   return true;

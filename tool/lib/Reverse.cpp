@@ -2485,7 +2485,8 @@ std::string Module::globalsComment(const Function &F,
   if (!heap.empty())
     out += " *   global pointers: " + heap + "\n *     " + what +
            " at file scope, from " + shadowsPrefix(F, adjoint) +
-           "_shadows_new(); as for a parameter, one in\n *     wrt/output "
+           (suffix == "_d" ? "_tangents_new" : "_shadows_new") +
+           "(); as for a parameter, one in\n *     wrt/output "
            "is the caller's, the others are zeroed on entry\n";
   return out;
 }
@@ -3181,8 +3182,9 @@ bool Module::generate(const clang::FunctionDecl *fd, const Annotation &ann,
 /// recorded for F_b, which zeroes the work arrays' shadows on entry.
 void Module::addShadowsNew(Generated &out, const std::string &fn,
                            const std::string &adjoint,
-                           const std::vector<std::pair<Var *, Var *>> &shadows) {
-  std::string make = fn + "_shadows_new", drop = fn + "_shadows_free";
+                           const std::vector<std::pair<Var *, Var *>> &shadows,
+                           const std::string &kind) {
+  std::string make = fn + "_" + kind + "_new", drop = fn + "_" + kind + "_free";
   std::string news, frees, externs;
   for (auto &[g, s] : shadows) {
     const GlobalAllocation *a = fe_.globalAllocation(g->userName);
@@ -3194,7 +3196,7 @@ void Module::addShadowsNew(Generated &out, const std::string &fn,
              bytes + " = 0;\n";
     externs += "extern " + printDecl(*s, true) + ";\n";
   }
-  out.text += "\n/* mpiad: the shadows of the global pointers " + adjoint +
+  out.text += "\n/* mpiad: the " + kind + " of the global pointers " + adjoint +
               " uses, allocated zeroed\n * with the sizes this file allocates "
               "them with (evaluated now), and freed */\nvoid " + make +
               "(void) {\n" + news + "}\nvoid " + drop + "(void) {\n" + frees +

@@ -54,9 +54,12 @@ public:
                                    bool activeReturn, clang::SourceLocation loc);
   /// Checks the pragma's clauses against the function; false on error.
   bool checkClauses(Function &F, const Annotation &ann);
+  /// `kind`: "shadows" (F_b's, F_shadows_new) or "tangents" (F_d's,
+  /// F_tangents_new).
   void addShadowsNew(Generated &out, const std::string &fn,
                      const std::string &adjoint,
-                     const std::vector<std::pair<Var *, Var *>> &shadows);
+                     const std::vector<std::pair<Var *, Var *>> &shadows,
+                     const std::string &kind = "shadows");
   void notAParameter(const Function &F, const std::string &name,
                      const std::string &clause, clang::SourceLocation at);
   bool lengthName(Function &F,

@@ -9,20 +9,26 @@
 // globals to helpers as miniWeather does (`perform_timestep(state,
 // state_tmp, ...)`), exchanges halo cells through global buffers around a
 // ring, and `reductions(&mass, &te)` reads the global state.
-// Against central differences at 1-4 ranks, and twice in a row.
+// Against central differences at 1-4 ranks, and twice in a row; forward
+// mode (tangents NAME_d from `simulate_tangents_new()`) against reverse.
 // RUN: %mpiad-cc %s -I%S/../Inputs -lm -o %t
 // RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 2 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 3 %t | FileCheck %s --implicit-check-not=FAIL
 // RUN: %mpirun 4 %t | FileCheck %s --implicit-check-not=FAIL
 // CHECK: ALL PASSED
-// RUN: not %mpirun 1 %t null 2>&1 | FileCheck --check-prefix=NULL %s
-// NULL: mpiad: simulate_b: the shadow {{[a-z_]+}}_b of the global pointer '{{[a-z_]+}}' is NULL: call simulate_shadows_new() first
+// RUN: not %mpirun 1 %t null 2>&1 | FileCheck --check-prefix=NOSHADOW %s
+// RUN: not %mpirun 1 %t null tangent 2>&1 | FileCheck --check-prefix=NOTANGENT %s
+// NOTANGENT: mpiad: simulate_d: the tangent {{[a-z_]+}}_d of the global pointer '{{[a-z_]+}}' is NULL: call simulate_tangents_new() first
+// NOSHADOW: mpiad: simulate_b: the shadow {{[a-z_]+}}_b of the global pointer '{{[a-z_]+}}' is NULL: call simulate_shadows_new() first
 // RUN: %mpiad-cc --emit-header %s -I%S/../Inputs -o - | FileCheck --check-prefix=HDR %s
 // HDR: double simulate_b(int nsteps, double dt, double simulate_bar);
 // HDR: extern double *state_b;
 // HDR: void simulate_shadows_new(void);
 // HDR: void simulate_shadows_free(void);
+// HDR: double simulate_d(int nsteps, double dt, double *simulate_dot);
+// HDR: extern double *state_d;
+// HDR: void simulate_tangents_new(void);
 // RUN: %mpiad-emit %s -I%S/../Inputs -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck --check-prefix=GEN %s
 // GEN: {{^}}double *state_b;
 // GEN: memset(state_tmp_b, 0, mpiad_bytes_state_tmp_b);
@@ -100,6 +106,7 @@ void reductions(double *mass, double *te) {
 }
 
 #pragma mpiad differentiate wrt(state) output(return, state) varying(state)
+#pragma mpiad differentiate forward wrt(state) output(return, state) varying(state)
 double simulate(int nsteps, double dt) {
   for (int t = 0; t < nsteps; t++)
     perform_timestep(state, state_tmp, dt);
@@ -114,6 +121,10 @@ extern double *state_b, *state_tmp_b;
 void simulate_shadows_new(void);
 void simulate_shadows_free(void);
 double simulate_b(int nsteps, double dt, double simulate_bar);
+extern double *state_d, *state_tmp_d;
+void simulate_tangents_new(void);
+void simulate_tangents_free(void);
+double simulate_d(int nsteps, double dt, double *simulate_dot);
 
 #define N 5
 static double *x0;
@@ -131,6 +142,11 @@ int main(int argc, char **argv) {
   x0 = x;
   hx_rand(x, N, 11, hx_rank_g, 0.2, 1.0);
   hx_rand(dx, N, 12, hx_rank_g, -1.0, 1.0);
+  if (argc > 2) { /* no tangents: a named error */
+    double dot;
+    memcpy(state + hs, x, sizeof x);
+    simulate_d(4, 0.1, &dot);
+  }
   if (argc > 1) { /* no shadows: a named error */
     memcpy(state + hs, x, sizeof x);
     simulate_b(4, 0.1, 1.0);
@@ -159,6 +175,22 @@ int main(int argc, char **argv) {
       hx_check_each("second call, same gradient", err, 0.0, 1.0, 1e-14);
     }
   }
+  /* Forward mode: the direction in state_d, the work buffers' tangents
+   * holding leftovers (zeroed on entry), against the adjoint. */
+  simulate_tangents_new();
+  memcpy(state + hs, x, sizeof x);
+  memset(state_d, 0, (N + 2 * hs) * sizeof(double));
+  memcpy(state_d + hs, dx, sizeof dx);
+  for (int i = 0; i < N + 2 * hs; i++)
+    state_tmp_d[i] = 1e3;
+  double dot = 0.0;
+  double v = simulate_d(4, 0.1, &dot);
+  hx_check("simulate_d value", v, J(NULL), 1e-14, 1e-300);
+  mpiad_input in = {x, dx, N, 0};
+  double *xbp[1] = {first};
+  hx_check("forward vs reverse mode", dot,
+           mpiad_adjoint_directional(&in, xbp, 1, MPI_COMM_WORLD), 1e-12, 1e-300);
+  simulate_tangents_free();
   simulate_shadows_free();
   int rc = hx_finish();
   MPI_Finalize();
