@@ -131,24 +131,42 @@ void checkExternalCalls(const ExprP &e, Function &f, const Frontend &fe,
     std::set<Var *> vs;
     collectVars(a, vs);
     // A struct whose fields, or the data behind its pointer fields, carry
-    // derivatives (`average(&previous)`): the function may read them.
-    for (Var *v : vs) {
-      if (v->type.elem != Scalar::Other || v->fieldOf)
-        continue;
-      bool carries = v->varied;
-      for (auto &w : f.vars)
-        carries |= w->fieldOf == v && w->varied;
-      if (!carries)
-        continue;
-      diag.error(e->loc,
-                 "external function '" + e->text + "' is passed '" +
-                     v->userName +
-                     "', a struct whose fields (or the data behind its "
-                     "pointer fields) carry derivatives, and mpiad cannot "
-                     "see what it reads or writes there: define the "
-                     "function in this file, or add a rule (docs/rules.md): "
-                     "'inactive " + e->text + "' if it only reads the data");
-      return;
+    // derivatives (`average(&previous)`, or `f(s->atoms)` with s->atoms->r
+    // carrying them): the function may read them.
+    std::string path; // the argument: root, then path ("->atoms")
+    const Expr *x = withoutCasts(a).get();
+    while (x->kind == Expr::Opaque && x->ops.size() == 1 &&
+           (x->text.rfind("->", 0) == 0 || x->text.rfind(".", 0) == 0)) {
+      path = x->text + path;
+      x = withoutCasts(x->ops[0]).get();
+    }
+    if (x->kind == Expr::AddrOf)
+      x = x->ops[0].get();
+    while (x->kind == Expr::Index)
+      x = x->ops[0].get();
+    Var *v = x->kind == Expr::VarRef ? x->var : nullptr;
+    if (v && v->type.elem == Scalar::Other && !v->fieldOf) {
+      bool carries = path.empty() && v->varied;
+      for (auto &w : f.vars) {
+        if (w->fieldOf != v || !w->varied)
+          continue;
+        std::string wp = viewPath(w.get());
+        carries |= path.empty() ||
+                   (wp.rfind(path, 0) == 0 && wp.size() > path.size() &&
+                    (wp[path.size()] == '-' || wp[path.size()] == '.'));
+      }
+      if (carries) {
+        diag.error(e->loc,
+                   "external function '" + e->text + "' is passed '" +
+                       v->userName + path +
+                       "', a struct whose fields (or the data behind its "
+                       "pointer fields) carry derivatives, and mpiad cannot "
+                       "see what it reads or writes there: define the "
+                       "function in this file, or add a rule "
+                       "(docs/rules.md): 'inactive " + e->text +
+                       "' if it only reads the data");
+        return;
+      }
     }
     for (Var *v : vs)
       if (aliasRoot(f, v)->varied && v->type.isFloatingElem()) {

@@ -25,3 +25,27 @@ void run(field *current, field *previous, int nsteps, double *avg) {
   // CHECK: external-struct-arg.c:[[@LINE+1]]:12: error: external function 'average' is passed 'previous', a struct whose fields
   avg[0] = average(previous);
 }
+
+// The same through pointer fields (CoMD's ljForce calls getNeighborBoxes,
+// of linkCells.c, with `s->boxes`, a struct of ints: fine); a struct whose
+// pointer fields lead to data that carries derivatives is refused.
+typedef struct { int nLocal; double (*r)[3]; } Atoms;
+typedef struct { int nBoxes; int *nAtoms; } LinkCell;
+typedef struct { Atoms *atoms; LinkCell *boxes; double e; } Sim;
+int getNeighborBoxes(LinkCell *boxes, int iBox, int *nbrBoxes); /* linkCells.c */
+void sortAtoms(Atoms *atoms);                                 /* elsewhere */
+
+#pragma mpiad differentiate wrt(s->atoms->r) output(s->e)
+int energy(Sim *s) {
+  int nbr[27];
+  double e = 0.0;
+  for (int b = 0; b < s->boxes->nBoxes; b++) {
+    int n = getNeighborBoxes(s->boxes, b, nbr);
+    for (int k = 0; k < n; k++)
+      e += s->atoms->r[nbr[k]][0] * s->atoms->r[nbr[k]][1];
+  }
+  // CHECK: external-struct-arg.c:[[@LINE+1]]:3: error: external function 'sortAtoms' is passed 's->atoms', a struct whose fields
+  sortAtoms(s->atoms);
+  s->e = e;
+  return 0;
+}
