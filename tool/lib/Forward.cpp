@@ -12,6 +12,7 @@
 #include "Reverse.h"
 #include "Cuda.h"
 #include "Emit.h"
+#include "Signature.h"
 #include "StructShadow.h"
 #include "Transform.h"
 
@@ -787,7 +788,7 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
   // its tangent NAME_d is the caller's direction).
   // A global pointer's tangent must exist (F_tangents_new); it starts at
   // zero unless it is the caller's direction.
-  std::string prefix = F.outlinedBlock() ? R.outName : F.name;
+  std::string prefix = shadowsPrefix(F, R.outName);
   std::vector<std::pair<Var *, Var *>> heapTangents;
   for (auto &[v, tv] : G.tangents) {
     if (v->kind != Var::Global)
