@@ -173,6 +173,20 @@ Var *baseVar(const ExprP &e) {
   }
 }
 
+ExprP renameVars(const ExprP &e, const std::map<Var *, Var *> &to) {
+  if (!e || to.empty())
+    return e;
+  auto r = std::make_shared<Expr>(*e);
+  if (r->var && to.count(r->var))
+    r->var = to.at(r->var);
+  for (Var *&v : r->vars)
+    if (to.count(v))
+      v = to.at(v);
+  for (ExprP &o : r->ops)
+    o = renameVars(o, to);
+  return r;
+}
+
 ExprP substitute(const ExprP &e, const std::map<std::string, ExprP> &map) {
   if (e->kind == Expr::Opaque) {
     auto it = map.find(e->text);

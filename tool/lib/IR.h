@@ -263,6 +263,9 @@ void visitExpr(const ExprP &e, const std::function<void(const Expr &)> &fn);
 Var *baseVar(const ExprP &e);
 /// Replace variables using `map` (used to substitute rule parameters).
 ExprP substitute(const ExprP &e, const std::map<std::string, ExprP> &map);
+/// e with the variables in `to` replaced, also those an opaque node
+/// names (its `vars`); e itself when `to` is empty.
+ExprP renameVars(const ExprP &e, const std::map<Var *, Var *> &to);
 bool isZeroLiteral(const ExprP &e);
 bool isOneLiteral(const ExprP &e);
 

@@ -44,7 +44,6 @@ namespace mpiad {
 
 namespace {
 
-ExprP renamed(const ExprP &e, const std::map<Var *, Var *> &to);
 std::string printWithUserNames(const ExprP &e);
 
 /// Every access to one pointer parameter of one function.
@@ -548,23 +547,9 @@ std::string printWithUserNames(const ExprP &e) {
     copies.back().name = v->userName;
     to[v] = &copies.back();
   }
-  return printExpr(renamed(e, to));
+  return printExpr(renameVars(e, to));
 }
 
-/// e with the variables in `to` replaced (also inside member accesses).
-ExprP renamed(const ExprP &e, const std::map<Var *, Var *> &to) {
-  if (!e || to.empty())
-    return e;
-  auto r = std::make_shared<Expr>(*e);
-  if (r->var && to.count(r->var))
-    r->var = to.at(r->var);
-  for (Var *&v : r->vars)
-    if (to.count(v))
-      v = to.at(v);
-  for (ExprP &o : r->ops)
-    o = renamed(o, to);
-  return r;
-}
 
 } // namespace
 
@@ -596,7 +581,7 @@ ExprP inferLength(Function &F, Var *p, std::string &why, const Frontend &fe,
   if (acc.lens.empty())
     return nullptr;
   for (ExprP &l : acc.lens)
-    l = renamed(l, acc.source);
+    l = renameVars(l, acc.source);
   // Lengths X + c with the same X: keep the largest c.
   std::map<std::string, std::pair<ExprP, long long>> byBase;
   for (const ExprP &l : acc.lens) {

@@ -3721,16 +3721,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
 
 /// Replaces every reference to `from` by `to`.
 static ExprP renameVar(const ExprP &e, const Var *from, Var *to) {
-  if (!e)
-    return e;
-  if (e->kind == Expr::VarRef && e->var == from)
-    return mkVar(to);
-  if (e->ops.empty())
-    return e;
-  auto c = std::make_shared<Expr>(*e);
-  for (ExprP &o : c->ops)
-    o = renameVar(o, from, to);
-  return c;
+  return renameVars(e, {{const_cast<Var *>(from), to}});
 }
 
 static void renameVar(Block &b, const Var *from, Var *to) {
