@@ -278,7 +278,8 @@ public:
               if (vd->hasGlobalStorage() && !vd->isStaticLocal()) {
                 CType t = convertType(vd->getType(), ctx);
                 if (t.isFloatingElem() && t.ptrDepth == 0)
-                  module.exposeGlobal(n.first);
+                  module.exposeGlobal(n.first,
+                                      vd->getStorageClass() != SC_Static);
               }
     }
     std::set<const FunctionDecl *> marked;

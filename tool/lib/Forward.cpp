@@ -815,7 +815,7 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
   }
   std::string text = functionBody(F, body, epilogue, G.declaredTangents(),
                                   skip, retType != "void");
-  finishFunction(out, globalShadowDecls(G.tangents, exposedGlobals_) + kernels + head.str(),
+  finishFunction(out, globalShadowDecls(G.tangents, externalShadows_) + kernels + head.str(),
                  (cuda ? "extern \"C\" " : "") + sig, text,
                  std::move(owned));
   if (!heapTangents.empty())
@@ -885,7 +885,7 @@ const std::string *Module::tangentCallee(const std::string &name,
   std::string ps;
   for (size_t i = 0; i < params.size(); ++i)
     ps += (i ? ", " : "") + params[i];
-  pendingHelpers_ += globalShadowDecls(G.tangents, exposedGlobals_) +
+  pendingHelpers_ += globalShadowDecls(G.tangents, externalShadows_) +
                      "\n/* mpiad: tangent of " + name + " */\nstatic " +
                      (F.retVar ? printType(F.ret) : std::string("void")) + " " +
                      fname + "(" + (ps.empty() ? "void" : ps) + ") {\n" + text +

@@ -3653,7 +3653,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
   }
   Function &Fref = F;
   finishFunction(out,
-                 globalShadowDecls(G.shadows, exposedGlobals_) + kernels +
+                 globalShadowDecls(G.shadows, externalShadows_) + kernels +
                      (trial_ ? std::string() : head.str()),
                  (cuda ? "extern \"C\" " : "") + sig, body, std::move(owned));
   if (!heapShadows.empty() && !trial_)
@@ -3663,7 +3663,7 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
   out.prototype += structPrototypes;
   for (auto &[v, sv] : G.shadows)
     if (v->kind == Var::Global && !isHeapShadow(sv) &&
-        exposedGlobals_.count(v->userName) && !trial_)
+        externalShadows_.count(v->userName) && !trial_)
       out.prototype += "\nextern " + printDecl(*sv, true) + ";";
   if (cuda)
     out.prototype = sig + ";";
@@ -4013,7 +4013,7 @@ const Module::CalleeNames *Module::callee(const std::string &name,
       s += (i ? ", " : "") + v[i];
     return s.empty() ? std::string("void") : s;
   };
-  std::string text = globalShadowDecls(G.shadows, exposedGlobals_);
+  std::string text = globalShadowDecls(G.shadows, externalShadows_);
   text += "\n/* mpiad: forward sweep of " + name +
           " (records what " + names.rev + " needs) */\n";
   text += "static " + (F.retVar ? printType(F.ret) : std::string("void")) +

@@ -153,9 +153,16 @@ private:
   /// caller's (not static, in --emit-header), the same in every generated
   /// function of the file (exposeGlobal, from the pragmas, before any).
   std::set<std::string> exposedGlobals_;
+  /// Those of them with external linkage: their shadows are declared
+  /// without `static` (a `static` global's shadow stays in its file).
+  std::set<std::string> externalShadows_;
 
 public:
-  void exposeGlobal(const std::string &name) { exposedGlobals_.insert(name); }
+  void exposeGlobal(const std::string &name, bool external) {
+    exposedGlobals_.insert(name);
+    if (external)
+      externalShadows_.insert(name);
+  }
   const std::set<std::string> &exposedGlobals() const {
     return exposedGlobals_;
   }
