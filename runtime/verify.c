@@ -60,20 +60,34 @@ void mpiad_verify_check(double got, const char *expr, const char *where,
     return;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  fprintf(stderr,
-          "%s: mpiad verify: rank %d: the adjoint of this statement reads "
-          "'%s' = %.17g, but the forward sweep had %.17g there",
-          where, rank, expr, got, want);
-  if (nvalues > 0) {
-    fprintf(stderr, " (iteration %s =", counters);
-    for (int i = 0; i < nvalues; i++)
-      fprintf(stderr, "%s %ld", i ? "," : "", values[i]);
-    fprintf(stderr, ")");
+  /* One write of the whole line: written in pieces, mpirun's abort banner
+   * could land in the middle of it. */
+  char msg[2048];
+  size_t len = 0;
+  int n = snprintf(msg, sizeof msg,
+                   "%s: mpiad verify: rank %d: the adjoint of this statement "
+                   "reads '%s' = %.17g, but the forward sweep had %.17g there",
+                   where, rank, expr, got, want);
+  len = n > 0 ? (size_t)n : 0;
+  if (nvalues > 0 && len < sizeof msg) {
+    n = snprintf(msg + len, sizeof msg - len, " (iteration %s =", counters);
+    len += n > 0 ? (size_t)n : 0;
+    for (int i = 0; i < nvalues && len < sizeof msg; i++) {
+      n = snprintf(msg + len, sizeof msg - len, "%s %ld", i ? "," : "",
+                   values[i]);
+      len += n > 0 ? (size_t)n : 0;
+    }
+    if (len < sizeof msg) {
+      n = snprintf(msg + len, sizeof msg - len, ")");
+      len += n > 0 ? (size_t)n : 0;
+    }
   }
-  fprintf(stderr,
-          ": a value the reverse sweep needs was overwritten and not "
-          "restored, so the gradient would be wrong; please report this "
-          "program as a bug of mpiad-cc\n");
+  if (len < sizeof msg)
+    snprintf(msg + len, sizeof msg - len,
+             ": a value the reverse sweep needs was overwritten and not "
+             "restored, so the gradient would be wrong; please report this "
+             "program as a bug of mpiad-cc\n");
+  fputs(msg, stderr);
   fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
