@@ -3453,9 +3453,14 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
     epilogue.push_back(mkExprStmt(mkCall("free", {mkVar(keep)}, Scalar::Void)));
   }
 
-  // Globals too: F_b leaves them as F does.
-  for (auto &v : F.vars) {
-    Var *g = v.get();
+  // Globals too: F_b leaves them as F does.  (Collected first: keeping a
+  // global's final value adds variables to F.vars, which a loop over it
+  // would then read after the vector moved: a crash found by a metamorphic
+  // run, codegen/global-final-values.c.)
+  std::vector<Var *> globals;
+  for (auto &v : F.vars)
+    globals.push_back(v.get());
+  for (Var *g : globals) {
     if (g->kind != Var::Global || G.generated.count(g) ||
         g->type.ptrDepth > 0 || !undone.count(aliasRoot(F, g)))
       continue;
