@@ -450,6 +450,20 @@ static void checkPointerFieldViews(Function &f, const Request &req,
                          "the path in wrt(...) or output(...)");
       continue;
     }
+    // A struct passed by value gets its adjoint in a local accumulator
+    // (Signature.cpp), which has no data behind its pointer fields.
+    if (root->type.ptrDepth == 0 && root->type.dims.empty()) {
+      diag.error(at, "'" + v->userName +
+                         "' carries derivatives here, but it is data behind "
+                         "a pointer field of '" + root->userName +
+                         "', a struct passed by value, which mpiad does not "
+                         "shadow yet: pass a pointer to the struct (" +
+                         root->type.base + " *" + root->userName +
+                         ") and name '" + root->userName + "->" +
+                         v->field.substr(v->field[0] == '.' ? 1 : 2) +
+                         "' in the clause");
+      continue;
+    }
     if (!req.topLevel || clauseNamesView(req.ann, v.get(), true) ||
         clauseNamesView(req.ann, v.get(), false))
       continue;

@@ -100,3 +100,20 @@ double local(const double *m, int n) {
     t += a.m[i] * a.m[i];
   return t;
 }
+
+// Data behind a pointer field of a struct passed by value: its adjoint
+// would go to the by-value struct's local accumulator, which has no data
+// (the generated code added pointers); refused until it is shadowed.
+struct data {
+  int nx;
+  double dx;
+  double *values;
+};
+#pragma mpiad differentiate wrt(d.values[d.nx]) output(return) varying(d)
+double byValue(struct data d) {
+  double s = 0.0;
+  for (int i = 0; i < d.nx; i++)
+    // CHECK: struct-pointer-field-input.c:[[@LINE+1]]:12: error: 'd.values' carries derivatives here, but it is data behind a pointer field of 'd', a struct passed by value, which mpiad does not shadow yet: pass a pointer to the struct (struct data *d) and name 'd->values' in the clause
+    s += d.values[i] * d.values[i];
+  return s;
+}
