@@ -31,6 +31,10 @@ void Diag::error(SourceLocation loc, const std::string &msg) {
   ++errors_;
   if (quiet_)
     return;
+  // The same error at the same place once (two pragmas, reverse and
+  // forward, on one function find it twice).
+  if (!reported_.insert({loc.getRawEncoding(), msg}).second)
+    return;
   diags_.Report(loc, diags_.getCustomDiagID(DiagnosticsEngine::Error, "%0"))
       << msg;
 }

@@ -92,6 +92,7 @@ private:
   WarningPolicy policy_;
   int errors_ = 0;
   bool quiet_ = false;
+  std::set<std::pair<unsigned, std::string>> reported_; // errors printed
 };
 
 /// Lowers functions on demand; callees are lowered when first called.

@@ -34,8 +34,7 @@ double direct(double theta, int n, MPI_Comm comm) {
     u[i] = theta * (i + 1);
   double r = 0.0, t;
   for (int i = 0; i < n; i++)
-    // CHECK: pointer-field-alias.c:[[@LINE+2]]:10: error: floating-point data accessed through the pointer field 's.p' counts as a constant, which is wrong if it points into 'u' or another differentiated array; pass the array as a parameter and use it there, or, if it is constant data, read it through a local pointer marked so (const double *m = s.p; #pragma mpiad inactive(m))
-    // CHECK: pointer-field-alias.c:[[@LINE+1]]:10: error: floating-point data accessed through the pointer field 's.p' counts as a constant
+    // CHECK: pointer-field-alias.c:[[@LINE+1]]:10: error: floating-point data accessed through the pointer field 's.p' counts as a constant, which is wrong if it points into 'u' or another differentiated array; pass the array as a parameter and use it there, or, if it is constant data, read it through a local pointer marked so (const double *m = s.p; #pragma mpiad inactive(m))
     r += s.p[i] * s.p[i];
   MPI_Allreduce(&r, &t, 1, MPI_DOUBLE, MPI_SUM, comm);
   free(s.p);
