@@ -800,18 +800,8 @@ bool Module::generateForward(const clang::FunctionDecl *fd,
       continue;
     }
     heapTangents.push_back({v, tv});
-    if (!input)
-      body.insert(body.begin(),
-                  mkExprStmt(mkCall("memset",
-                                    {mkVar(tv), mkInt(0),
-                                     mkOpaque("mpiad_bytes_" + tv->name)},
-                                    Scalar::Void)));
-    body.insert(body.begin(),
-                mkExprStmt(mkCall("mpiad_need_tangent",
-                                  {mkVar(tv), mkOpaque(quoted(R.outName)),
-                                   mkOpaque(quoted(v->userName)),
-                                   mkOpaque(quoted(prefix + "_tangents_new"))},
-                                  Scalar::Void)));
+    heapShadowEntry(body, tv, v->userName, R.outName,
+                    prefix + "_tangents_new", "mpiad_need_tangent", input);
   }
   std::string text = functionBody(F, body, epilogue, G.declaredTangents(),
                                   skip, retType != "void");

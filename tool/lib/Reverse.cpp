@@ -3535,18 +3535,11 @@ bool Module::generateOnce(const clang::FunctionDecl *fd,
       continue;
     }
     heapShadows.push_back({v, sv});
-    if (!named(ann.wrt, v->userName) && !named(ann.outputs, v->userName))
-      prologue.insert(prologue.begin(),
-                      mkExprStmt(mkCall("memset",
-                                        {mkVar(sv), mkInt(0),
-                                         mkOpaque("mpiad_bytes_" + sv->name)},
-                                        Scalar::Void)));
-    prologue.insert(prologue.begin(),
-                    mkExprStmt(mkCall("mpiad_need_shadow",
-                                      {mkVar(sv), mkOpaque(quoted(R.outName)),
-                                       mkOpaque(quoted(v->userName)),
-                                       mkOpaque(quoted(shadowsPrefix(F, R.outName) + "_shadows_new"))},
-                                      Scalar::Void)));
+    heapShadowEntry(prologue, sv, v->userName, R.outName,
+                    shadowsPrefix(F, R.outName) + "_shadows_new",
+                    "mpiad_need_shadow",
+                    named(ann.wrt, v->userName) ||
+                        named(ann.outputs, v->userName));
   }
   // Declarations: every hoisted variable the sweeps use, shadows zeroed.
   std::set<Var *> used, inline_;

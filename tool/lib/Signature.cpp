@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "Signature.h"
 #include "Backend.h"
+#include "Emit.h"
 #include "Frontend.h"
 #include "GlobalHeap.h"
 #include "Reverse.h"
@@ -123,6 +124,23 @@ void addStructParamAdjoint(Function &F, Var *p, Var *acc, Var *sig,
                           "<", {add});
     epilogue.push_back(add);
   }
+}
+
+void heapShadowEntry(Block &entry, Var *sv, const std::string &global,
+                     const std::string &fn, const std::string &make,
+                     const std::string &check, bool callers) {
+  if (!callers)
+    entry.insert(entry.begin(),
+                 mkExprStmt(mkCall("memset",
+                                   {mkVar(sv), mkInt(0),
+                                    mkOpaque("mpiad_bytes_" + sv->name)},
+                                   Scalar::Void)));
+  entry.insert(entry.begin(),
+               mkExprStmt(mkCall(check,
+                                 {mkVar(sv), mkOpaque(quoted(fn)),
+                                  mkOpaque(quoted(global)),
+                                  mkOpaque(quoted(make))},
+                                 Scalar::Void)));
 }
 
 } // namespace mpiad

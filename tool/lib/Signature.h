@@ -40,6 +40,14 @@ void addStructParamAdjoint(Function &F, Var *p, Var *acc, Var *sig,
                            const std::function<Var *()> &newCounter,
                            Block &epilogue, std::vector<PartialSum> &partials);
 
+/// The entry of F_b (F_d) for the shadow `sv` (tangent) of a global pointer
+/// the file allocates: `check(sv, "F_b", "state", "F_shadows_new")` that it
+/// exists (check: mpiad_need_shadow or mpiad_need_tangent), then its zeroing
+/// unless it is the caller's (`callers`), put at the front of `entry`.
+void heapShadowEntry(Block &entry, Var *sv, const std::string &global,
+                     const std::string &fn, const std::string &make,
+                     const std::string &check, bool callers);
+
 } // namespace mpiad
 
 #endif
