@@ -34,6 +34,11 @@
  * process is aborted with a message (the tape has no way to report failure
  * from inside generated code).
  *
+ * Names: generated code includes this header after the program's own
+ * leading includes, so every name it declares starts with mpiad_ or MPIAD_
+ * and no parameter name is upper case (a program's `#define R 8.314` must not
+ * change it).
+ *
  * Thread safety: none.  The tape, the batch storage and the statistics are
  * plain process globals; call the runtime from one thread per process (the
  * usual MPI_THREAD_SINGLE / FUNNELED program).
@@ -463,24 +468,25 @@ int mpiad_neighbor_counts_extent(const int *counts, const int *displs,
 int mpiad_neighbor_outdegree(MPI_Comm comm);
 
 /** Batched replicas (`replicas(...)`, F_bv and F_dv): a v collective's count
- *  or displacement array `a` with every entry multiplied by R, since every
- *  element of the batched buffers carries R replicas.  `per` says how many
+ *  or displacement array `a` with every entry multiplied by `replicas`, since
+ *  every element of the batched buffers carries that many replicas.  `per` says how many
  *  entries it has: MPIAD_PER_RANK (the size of comm), MPIAD_PER_SOURCE or
  *  MPIAD_PER_DESTINATION (the in- or out-degree of comm's topology).  With
  *  root >= 0, only that rank reads the array, and the others get `a` back as
  *  it is.  The result lives in static storage, slot `slot` (0 to 3, one per
  *  array of a call), until the next call with the same slot.  A count times
- *  R that does not fit in an int stops the program with a message. */
+ *  replicas that does not fit in an int stops the program with a message. */
 #define MPIAD_PER_RANK 0
 #define MPIAD_PER_SOURCE 1
 #define MPIAD_PER_DESTINATION 2
-const int *mpiad_replica_counts(int slot, const int *a, int R, MPI_Comm comm,
+const int *mpiad_replica_counts(int slot, const int *a, int replicas,
+                                MPI_Comm comm,
                                 int per, int root);
 
-/** Batched replicas: 1 if any of mask[0..R) is nonzero.  A call in a branch
+/** Batched replicas: 1 if any of mask[0..replicas) is nonzero.  A call in a branch
  *  that some replicas take runs for all of them when at least one takes it
  *  on this rank, as in the primal for that replica (Replicas.cpp). */
-int mpiad_replica_any(const int *mask, int R);
+int mpiad_replica_any(const int *mask, int replicas);
 
 /** A batch fuses several "sum partial adjoints over ranks" into one
  *  MPI_Allreduce.  Usage:
@@ -574,12 +580,13 @@ typedef struct {
  *  must return the same value on all ranks). */
 typedef double (*mpiad_objective)(void *ctx);
 
-/** Central difference (J(x + h dx) - J(x - h dx)) / (2h) with every input
- *  moved along its direction at once.  Every x is saved and copied back, so it
- *  is restored bit for bit.  Calls J twice (collective when J is).  Returns
- *  NaN if h == 0, an input has NULL x or dx with n > 0, or memory for the
- *  saved copy cannot be allocated (then J is not called and no x changes). */
-double mpiad_fd_directional(mpiad_objective J, void *ctx, mpiad_input *in,
+/** Central difference (objective(x + h dx) - objective(x - h dx)) / (2h)
+ *  with every input moved along its direction at once.  Every x is saved and
+ *  copied back, so it is restored bit for bit.  Calls objective twice
+ *  (collective when it is).  Returns NaN if h == 0, an input has NULL x or dx
+ *  with n > 0, or memory for the saved copy cannot be allocated (then
+ *  objective is not called and no x changes). */
+double mpiad_fd_directional(mpiad_objective objective, void *ctx, mpiad_input *in,
                             int nin, double h);
 
 /** The adjoint side of a directional check: the sum over inputs of

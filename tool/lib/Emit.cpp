@@ -572,8 +572,10 @@ std::string quoted(const std::string &name) {
 std::string addPreamble(llvm::StringRef text, const std::string &name,
                         Preamble &where) {
   // Scan logical lines (backslash-newline joins physical ones) while they
-  // are blank, comments, #define / #undef / null directives, or
-  // conditionals around such lines; `safe` is the end of the last such line
+  // are blank, comments, #define / #undef / #include / null directives, or
+  // conditionals around such lines (a project header may set feature-test
+  // macros before its own system includes, as the Parallel Research
+  // Kernels' par-res-kern_general.h does with _POSIX_C_SOURCE); `safe` is the end of the last such line
   // outside any conditional and comment.
   size_t safe = 0, pos = 0;
   int depth = 0;
@@ -635,15 +637,17 @@ std::string addPreamble(llvm::StringRef text, const std::string &name,
         else if (name == "endif")
           keep = --depth >= 0;
         else if (!(name.empty() || name == "define" || name == "undef" ||
-                   name == "else" || name == "elif" || name == "elifdef" ||
-                   name == "elifndef"))
-          keep = false; // #include, #pragma, #line, #error, ...
+                   name == "include" || name == "else" || name == "elif" ||
+                   name == "elifdef" || name == "elifndef"))
+          keep = false; // #pragma, #line, #error, ...
       }
     }
     if (!keep)
       break;
     pos = end;
-    if (depth == 0 && !inComment && text[end - 1] == '\n')
+    // (Blank lines after the last directive stay after mpiad's includes.)
+    if (depth == 0 && !inComment && text[end - 1] == '\n' &&
+        !line.trim().empty())
       safe = pos;
   }
   std::string head = "#line 1 " + quoted(name) + "\n";

@@ -107,14 +107,28 @@ void checkOwnIncludes(ASTContext &ctx, const std::vector<Decl *> &decls,
     SourceLocation use = SM.getExpansionLoc(loc);
     if (!SM.isInMainFile(use))
       continue;
-    SourceLocation at = SM.getExpansionLoc(d->getLocation());
-    OptionalFileEntryRef f = SM.getFileEntryRefForID(SM.getFileID(at));
-    if (!f)
+    // A declaration that a header the user includes repeats is theirs
+    // (`va_list` from <stdarg.h>, which <stdio.h> declares again when
+    // mpiad's includes come after the user's).
+    std::string header;
+    bool own = false;
+    for (const Decl *r : d->redecls()) {
+      SourceLocation at = SM.getExpansionLoc(r->getLocation());
+      OptionalFileEntryRef f = SM.getFileEntryRefForID(SM.getFileID(at));
+      if (!f) {
+        own = true;
+        break;
+      }
+      std::string file = f->getName().str();
+      if (reached.count(file) || mpiadHeaders.count(file) || !via.count(file)) {
+        own = true;
+        break;
+      }
+      if (header.empty())
+        header = via[file];
+    }
+    if (own || header.empty())
       continue;
-    std::string file = f->getName().str();
-    if (reached.count(file) || mpiadHeaders.count(file) || !via.count(file))
-      continue;
-    const std::string &header = via[file];
     if (!reported.insert(header).second)
       continue;
     diag.error(use, "'" + d->getNameAsString() + "' is declared in <" +

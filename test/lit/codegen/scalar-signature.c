@@ -4,7 +4,7 @@
 //
 // RUN: %mpiad-emit %s -o - | sed '/^\/\/ [A-Z-]*:/d' | FileCheck %s
 
-// The input is kept, with the pragma commented out, and mpiad.h included first.
+// The input is kept, with the pragma commented out, and mpiad.h included after its own leading includes.
 // CHECK: {{^}}#include "mpiad.h"
 // CHECK: {{^}}// #pragma mpiad differentiate wrt(x, y)
 // CHECK-NEXT: {{^}}double f(double x, double y) {
