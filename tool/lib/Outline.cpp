@@ -374,6 +374,181 @@ private:
     return best;
   }
 
+  static bool mentions(const clang::Stmt *s, const VarDecl *v) {
+    if (!s)
+      return false;
+    if (const auto *d = dyn_cast<DeclRefExpr>(s))
+      if (d->getDecl() == v)
+        return true;
+    for (const clang::Stmt *c : s->children())
+      if (mentions(c, v))
+        return true;
+    return false;
+  }
+
+  /// Does the enclosing function take v's address outside the block (where
+  /// a pointer made there could reach v while the block runs)?
+  static bool addressTakenOutside(const clang::Stmt *s, const VarDecl *v,
+                                  const SourceManager &SM, SourceRange block) {
+    if (!s)
+      return false;
+    if (const auto *u = dyn_cast<UnaryOperator>(s))
+      if (u->getOpcode() == UO_AddrOf && mentions(u->getSubExpr(), v)) {
+        SourceLocation l = SM.getExpansionLoc(u->getBeginLoc());
+        if (SM.isBeforeInTranslationUnit(l, block.getBegin()) ||
+            SM.isBeforeInTranslationUnit(block.getEnd(), l))
+          return true;
+      }
+    for (const clang::Stmt *c : s->children())
+      if (addressTakenOutside(c, v, SM, block))
+        return true;
+    return false;
+  }
+
+  /// Does s certainly assign v (a plain `v = e;`, in every branch)?
+  static bool writes(const clang::Stmt *s, const VarDecl *v) {
+    if (!s)
+      return false;
+    if (const auto *e = dyn_cast<clang::Expr>(s)) {
+      const auto *bo = dyn_cast<BinaryOperator>(e->IgnoreParenImpCasts());
+      const auto *l = bo && bo->getOpcode() == BO_Assign
+                          ? dyn_cast<DeclRefExpr>(bo->getLHS()->IgnoreParens())
+                          : nullptr;
+      return l && l->getDecl() == v;
+    }
+    if (const auto *c = dyn_cast<CompoundStmt>(s)) {
+      for (const clang::Stmt *x : c->body())
+        if (writes(x, v))
+          return true;
+      return false;
+    }
+    if (const auto *i = dyn_cast<IfStmt>(s))
+      return writes(i->getThen(), v) && writes(i->getElse(), v);
+    if (const auto *f = dyn_cast<ForStmt>(s))
+      return writes(f->getInit(), v);
+    if (const auto *d = dyn_cast<DoStmt>(s))
+      return writes(d->getBody(), v);
+    return false;
+  }
+
+  /// Can s read v before assigning it, on some path?  (Anything but the
+  /// statements below, and any expression naming v other than `v = e`,
+  /// counts as a read: `MPI_Recv(&v, ...)` too.)
+  static bool exposed(const clang::Stmt *s, const VarDecl *v) {
+    if (!s)
+      return false;
+    if (const auto *e = dyn_cast<clang::Expr>(s)) {
+      const auto *bo = dyn_cast<BinaryOperator>(e->IgnoreParenImpCasts());
+      if (writes(s, v))
+        return mentions(bo->getRHS(), v);
+      return mentions(s, v);
+    }
+    if (const auto *c = dyn_cast<CompoundStmt>(s)) {
+      for (const clang::Stmt *x : c->body()) {
+        if (exposed(x, v))
+          return true;
+        if (writes(x, v))
+          return false;
+      }
+      return false;
+    }
+    if (const auto *i = dyn_cast<IfStmt>(s))
+      return mentions(i->getCond(), v) || exposed(i->getThen(), v) ||
+             exposed(i->getElse(), v) || mentions(i->getInit(), v) ||
+             mentions(i->getConditionVariableDeclStmt(), v);
+    if (const auto *f = dyn_cast<ForStmt>(s))
+      return exposed(f->getInit(), v) ||
+             (!writes(f->getInit(), v) &&
+              (mentions(f->getCond(), v) || exposed(f->getBody(), v) ||
+               mentions(f->getInc(), v)));
+    if (const auto *w = dyn_cast<WhileStmt>(s))
+      return mentions(w->getCond(), v) || exposed(w->getBody(), v);
+    if (const auto *d = dyn_cast<DoStmt>(s))
+      return exposed(d->getBody(), v) ||
+             (!writes(d->getBody(), v) && mentions(d->getCond(), v));
+    return mentions(s, v);
+  }
+
+  /// Does the block give v a value before anything can read it?  Then a
+  /// block that runs in a loop does not carry v's value from one run to the
+  /// next (`local_norm = 0.0;` at the top of a block in a driver's loop).
+  static bool assignedFirst(const CompoundStmt *cs, const VarDecl *v) {
+    return !exposed(cs, v);
+  }
+
+  /// Does s name v outside the source range r?
+  static bool mentionsOutside(const clang::Stmt *s, const VarDecl *v,
+                              const SourceManager &SM, SourceRange r) {
+    if (!s)
+      return false;
+    if (const auto *d = dyn_cast<DeclRefExpr>(s))
+      if (d->getDecl() == v) {
+        SourceLocation l = SM.getExpansionLoc(d->getLocation());
+        return SM.isBeforeInTranslationUnit(l, r.getBegin()) ||
+               SM.isBeforeInTranslationUnit(r.getEnd(), l);
+      }
+    for (const clang::Stmt *c : s->children())
+      if (mentionsOutside(c, v, SM, r))
+        return true;
+    return false;
+  }
+
+  /// Is v's value at the end of the block dead: do the statements that
+  /// follow it, outward to the end of the function, assign v before any
+  /// read, with no goto after the block?  A loop left on the way must not
+  /// name v outside the block (its next iteration reaches the block, which
+  /// assigns v first).  (PRK's p2p.c:
+  /// `corner_val`, sent inside the time loop, then set to the expected value
+  /// after it.)
+  static bool deadAfter(ASTContext &ctx, const SourceManager &SM,
+                        const CompoundStmt *cs, const FunctionDecl *fd,
+                        const VarDecl *v) {
+    struct Gotos : RecursiveASTVisitor<Gotos> {
+      const SourceManager &SM;
+      SourceLocation from;
+      bool any = false;
+      explicit Gotos(const SourceManager &SM) : SM(SM) {}
+      bool VisitGotoStmt(GotoStmt *g) {
+        any |= !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(g->getGotoLoc()),
+                                             from);
+        return true;
+      }
+    } gotos(SM);
+    gotos.from = SM.getExpansionLoc(cs->getLBracLoc());
+    gotos.TraverseStmt(fd->getBody());
+    if (gotos.any)
+      return false;
+    const clang::Stmt *child = cs;
+    for (DynTypedNodeList ps = ctx.getParents(*child); !ps.empty();
+         ps = ctx.getParents(*child)) {
+      const clang::Stmt *p = ps[0].get<clang::Stmt>();
+      if (!p)
+        return true; // the function's body ends
+      if (isa<ForStmt>(p) || isa<WhileStmt>(p) || isa<DoStmt>(p)) {
+        SourceRange br(SM.getExpansionLoc(cs->getLBracLoc()),
+                       SM.getExpansionLoc(cs->getRBracLoc()));
+        if (mentionsOutside(p, v, SM, br))
+          return false;
+      } else if (const auto *c = dyn_cast<CompoundStmt>(p)) {
+        bool after = false;
+        for (const clang::Stmt *s : c->body()) {
+          if (s == child) {
+            after = true;
+            continue;
+          }
+          if (!after)
+            continue;
+          if (exposed(s, v))
+            return false;
+          if (writes(s, v))
+            return true;
+        }
+      }
+      child = p;
+    }
+    return true;
+  }
+
   void outline(ASTContext &ctx, SourceManager &SM, Rewriter &rw, Diag &diag,
                const CompoundStmt *cs, const FunctionDecl *fd,
                const std::vector<const PragmaRecord *> &prs) {
@@ -392,8 +567,9 @@ private:
     // function instead, and its declaration in the enclosing function goes.
     UseCount others(SM, br);
     others.TraverseStmt(const_cast<clang::Stmt *>(fd->getBody()));
-    // (Not when the block runs in a loop: the variable would keep its
-    // values from one run of the block to the next.)
+    // (Not when the block runs in a loop, where the variable would keep its
+    // value from one run of the block to the next, unless the block assigns
+    // it before any read: assignedFirst.)
     bool inLoop = false;
     for (DynTypedNodeList ps = ctx.getParents(*cs); !ps.empty() && !inLoop;
          ps = ctx.getParents(ps[0])) {
@@ -414,11 +590,25 @@ private:
     for (const Capture &c : scan.captures) {
       const VarDecl *v = c.var;
       const clang::Expr *init = v->getInit();
-      bool movable = !inLoop && !named.count(v->getNameAsString()) &&
+      bool movable = (!inLoop || assignedFirst(cs, v)) &&
+                     !named.count(v->getNameAsString()) &&
                      !isa<ParmVarDecl>(v) && !v->isStaticLocal() &&
                      !others.count[v] &&
                      (!init || init->isConstantInitializer(ctx, false));
       const DeclStmt *ds = movable ? others.declOf[v] : nullptr;
+      // A variable the enclosing function also uses, whose value neither
+      // enters nor leaves the block: the block gets a local of its own.
+      if (!ds && !named.count(v->getNameAsString()) &&
+          !isa<ParmVarDecl>(v) && !v->isStaticLocal() &&
+          !v->getType()->isArrayType() && assignedFirst(cs, v) &&
+          deadAfter(ctx, SM, cs, fd, v)) {
+        std::string d;
+        llvm::raw_string_ostream os(d);
+        v->getType().print(os, pp, v->getNameAsString());
+        os.flush();
+        locals += " " + d + ";";
+        continue;
+      }
       if (!ds) {
         params_.push_back(c);
         continue;
@@ -448,13 +638,39 @@ private:
                      std::string(std::count(text.begin(), text.end(), '\n'),
                                  '\n'));
     }
-    std::string params, args;
+    // A variable the block assigns and uses through a macro (`ARRAY(i, j)`
+    // with the enclosing function's counter j) cannot have those uses
+    // rewritten as `(*j)`: the outlined function takes `int *mpiad_j`,
+    // copies it into a local `j` on entry and back on exit.  Not for a
+    // variable a clause names (its parameter keeps the user's name) or one
+    // whose address the enclosing function takes elsewhere (a pointer made
+    // there could reach it while the block runs).
+    std::set<const VarDecl *> copied;
+    for (const Capture &c : params_) {
+      bool viaMacro = false;
+      for (SourceRange u : c.uses)
+        viaMacro |= SM.isMacroArgExpansion(u.getBegin()) ||
+                    !u.getBegin().isFileID();
+      if (c.byPointer && viaMacro &&
+          !named.count(c.var->getNameAsString()) &&
+          !addressTakenOutside(fd->getBody(), c.var, SM, br))
+        copied.insert(c.var);
+    }
+    std::string params, args, copyIn, copyOut;
     for (const Capture &c : params_) {
       std::string n = c.var->getNameAsString();
       QualType t = c.var->getType();
       std::string decl;
       llvm::raw_string_ostream os(decl);
-      if (c.byPointer)
+      if (copied.count(c.var)) {
+        ctx.getPointerType(t).print(os, pp, "mpiad_" + n);
+        std::string local;
+        llvm::raw_string_ostream ls(local);
+        t.print(ls, pp, n);
+        ls.flush();
+        copyIn += " " + local + " = *mpiad_" + n + ";";
+        copyOut += " *mpiad_" + n + " = " + n + ";";
+      } else if (c.byPointer)
         ctx.getPointerType(t).print(os, pp, n);
       else
         t.print(os, pp, n);
@@ -505,7 +721,7 @@ private:
         }
     }
     for (const Capture &c : params_)
-      if (c.byPointer)
+      if (c.byPointer && !copied.count(c.var))
         for (SourceRange u : c.uses) {
           SourceLocation l = SM.getExpansionLoc(u.getBegin());
           if (SM.isMacroArgExpansion(u.getBegin()) ||
@@ -525,8 +741,10 @@ private:
               [](const Edit &a, const Edit &b) { return a.off > b.off; });
     for (const Edit &e : edits)
       body.replace(e.off, e.len, e.text);
-    if (!locals.empty())
-      body.insert(1, locals); // after the '{', on its line
+    if (!copyOut.empty()) // before the closing '}', on its line
+      body.insert(body.size() - 1, copyOut + " ");
+    if (!locals.empty() || !copyIn.empty())
+      body.insert(1, copyIn + locals); // after the '{', on its line
 
     // The outlined function, before the enclosing one.
     std::string file = quoted(path);
