@@ -199,44 +199,45 @@ MPIAD_IMPL_INLINE void mpiad_impl_pop(int which, void *dst, size_t bytes) {
   }
 }
 
-/** Pushes one double onto the f64 stack. */
-MPIAD_IMPL_INLINE void mpiad_push_f64(double v) {
-  mpiad_impl_push(MPIAD_IMPL_STACK_F64, &v, sizeof v);
-}
+/* Internal: the fast paths of the typed stacks store and load an element
+ * through a pointer of its own type, not with memcpy.  A byte store may
+ * alias the stack's `top` field, so after each memcpy push the compiler
+ * reloads `top` from memory (a store-to-load round trip per element); a
+ * double store cannot, so a run of pushes keeps `top` in a register.  Each
+ * of these stacks holds elements of one size from chunks aligned to 16
+ * bytes, so every element is aligned. */
+#define MPIAD_IMPL_TYPED(name, T, which)                                       \
+  MPIAD_IMPL_INLINE void mpiad_push_##name(T v) {                              \
+    mpiad_impl_stack *s = &mpiad_impl_tape_g.stack[which];                     \
+    if (s->push_hi - s->top >= (ptrdiff_t)sizeof v) {                          \
+      *(T *)(void *)s->top = v;                                                \
+      s->top += sizeof v;                                                      \
+    } else {                                                                   \
+      mpiad_impl_push_slow(which, &v, sizeof v);                               \
+    }                                                                          \
+  }                                                                            \
+  MPIAD_IMPL_INLINE T mpiad_pop_##name(void) {                                 \
+    mpiad_impl_stack *s = &mpiad_impl_tape_g.stack[which];                     \
+    T v;                                                                       \
+    if (s->top - s->pop_lo >= (ptrdiff_t)sizeof v) {                           \
+      s->top -= sizeof v;                                                      \
+      v = *(const T *)(const void *)s->top;                                    \
+    } else {                                                                   \
+      mpiad_impl_pop_slow(which, &v, sizeof v);                                \
+    }                                                                          \
+    return v;                                                                  \
+  }
 
-/** Pops the double most recently pushed onto the f64 stack.  Popping an
- *  empty stack prints "mpiad: tape underflow (f64 stack)" and aborts (all
- *  pops: MPI_Abort on MPI_COMM_WORLD, or abort() outside MPI). */
-MPIAD_IMPL_INLINE double mpiad_pop_f64(void) {
-  double v;
-  mpiad_impl_pop(MPIAD_IMPL_STACK_F64, &v, sizeof v);
-  return v;
-}
-
-/** Pushes one float onto the f32 stack. */
-MPIAD_IMPL_INLINE void mpiad_push_f32(float v) {
-  mpiad_impl_push(MPIAD_IMPL_STACK_F32, &v, sizeof v);
-}
-
-/** Pops the float most recently pushed onto the f32 stack. */
-MPIAD_IMPL_INLINE float mpiad_pop_f32(void) {
-  float v;
-  mpiad_impl_pop(MPIAD_IMPL_STACK_F32, &v, sizeof v);
-  return v;
-}
-
-/** Pushes one integer onto the i64 stack (integers, branch flags, loop
- *  bounds). */
-MPIAD_IMPL_INLINE void mpiad_push_i64(mpiad_impl_llong v) {
-  mpiad_impl_push(MPIAD_IMPL_STACK_I64, &v, sizeof v);
-}
-
-/** Pops the integer most recently pushed onto the i64 stack. */
-MPIAD_IMPL_INLINE mpiad_impl_llong mpiad_pop_i64(void) {
-  mpiad_impl_llong v;
-  mpiad_impl_pop(MPIAD_IMPL_STACK_I64, &v, sizeof v);
-  return v;
-}
+/* mpiad_push_f64(double) pushes one double onto the f64 stack;
+ * mpiad_pop_f64() pops the double most recently pushed there.  Popping an
+ * empty stack prints "mpiad: tape underflow (f64 stack)" and aborts (all
+ * pops: MPI_Abort on MPI_COMM_WORLD, or abort() outside MPI). */
+MPIAD_IMPL_TYPED(f64, double, MPIAD_IMPL_STACK_F64)
+/* mpiad_push_f32(float) / mpiad_pop_f32(): the f32 stack. */
+MPIAD_IMPL_TYPED(f32, float, MPIAD_IMPL_STACK_F32)
+/* mpiad_push_i64(long long) / mpiad_pop_i64(): the i64 stack (integers,
+ * branch flags, loop bounds). */
+MPIAD_IMPL_TYPED(i64, mpiad_impl_llong, MPIAD_IMPL_STACK_I64)
 
 /** Pushes one pointer onto the ptr stack (the pointee is not copied). */
 MPIAD_IMPL_INLINE void mpiad_push_ptr(const void *p) {
