@@ -222,9 +222,25 @@ static std::string fromFmt(const std::string &fmt, const std::string &name) {
   return s;
 }
 
+/// A declarator format without its `const`s (a shadow's: `const real3 *`,
+/// a pointer to a typedef'd array, spelled as Clang does, becomes
+/// `real3 *`).
+static std::string withoutConst(std::string fmt) {
+  for (size_t at = fmt.find("const "); at != std::string::npos;
+       at = fmt.find("const ", at)) {
+    bool word = at == 0 || !(std::isalnum((unsigned char)fmt[at - 1]) ||
+                             fmt[at - 1] == '_');
+    if (word)
+      fmt.erase(at, 6);
+    else
+      at += 6;
+  }
+  return fmt;
+}
+
 std::string printType(const CType &t, bool dropConst) {
   if (!t.declFmt.empty())
-    return fromFmt(t.declFmt, "");
+    return fromFmt(dropConst ? withoutConst(t.declFmt) : t.declFmt, "");
   std::string s = baseType(t, dropConst);
   int depth = t.ptrDepth + (int)t.dims.size();
   if (depth)
@@ -234,7 +250,8 @@ std::string printType(const CType &t, bool dropConst) {
 
 std::string printDecl(const Var &v, bool dropConst) {
   if (!v.type.declFmt.empty())
-    return fromFmt(v.type.declFmt, v.name);
+    return fromFmt(dropConst ? withoutConst(v.type.declFmt) : v.type.declFmt,
+                   v.name);
   std::string s = baseType(v.type, dropConst) + " ";
   s += std::string(v.type.ptrDepth, '*') + v.name;
   for (const std::string &d : v.type.dims)

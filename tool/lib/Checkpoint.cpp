@@ -326,8 +326,6 @@ bool checkpointState(Function &F, const Stmt &loop, const Frontend &fe,
   return true;
 }
 
-namespace {
-
 /// The original statements, recording nothing (ADVANCE re-runs them);
 /// shadow pointers follow the primal pointers they belong to.
 Block primalCopy(const Block &b,
@@ -365,6 +363,8 @@ Block primalCopy(const Block &b,
   }
   return out;
 }
+
+namespace {
 
 ExprP ckCall(const char *fn, Var *ck, Scalar type = Scalar::Int) {
   return mkCall(fn, {mkVar(ck)}, type);

@@ -45,6 +45,13 @@ struct CheckpointParts {
   std::function<StmtP(const StmtP &)> shadowCopy;
 };
 
+/// The original statements, recording nothing (what a re-run step, or the
+/// forward sweep of a loop whose iterations are re-run, executes); with
+/// shadowCopy, each active pointer assignment is followed by the same
+/// assignment of the shadow pointers.
+Block primalCopy(const Block &b,
+                 const std::function<StmtP(const StmtP &)> &shadowCopy);
+
 /// The forward-sweep and reverse-sweep code of a checkpointed loop.
 std::pair<Block, Block> checkpointDriver(const Stmt &loop,
                                          const CheckpointState &state,

@@ -323,6 +323,10 @@ struct Stmt {
   // per-replica scalar z stored as [R] (Replicas.cpp): the loop defines
   // every element, so the analyses treat the store as a new value of z.
   bool replicaFill = false;
+  // A `while` loop whose iterations the reverse sweep runs again
+  // (Rerun.cpp): like a checkpointed loop, its reverse reads what the
+  // re-run reads (ToBeRecorded.cpp).
+  bool rerun = false;
   // A loop over the replicas, `for (r = 0; r < R; r++)`: the batched
   // function returns at once when R < 1, so it runs at least once.
   bool replicaLoop = false;

@@ -182,7 +182,7 @@ private:
         S.gen.data.erase(aliasRoot(f, z));
         S.kill.data.insert(aliasRoot(f, z));
       }
-      if (s.checkpoint) {
+      if (s.checkpoint || s.rerun) {
         auto it = reads.find(&s);
         if (it != reads.end()) {
           Summary c;
@@ -336,9 +336,9 @@ private:
       }
       for (Var *z : replicaFill(s))
         R.data.erase(aliasRoot(f, z));
-      // A checkpointed loop's reverse re-runs steps: it reads what the
-      // body reads, at the loop.
-      if (s.checkpoint) {
+      // A checkpointed loop's reverse re-runs steps, a re-run loop's
+      // (Rerun.cpp) its iterations: it reads what they read, at the loop.
+      if (s.checkpoint || s.rerun) {
         auto it = reads.find(&s);
         if (it != reads.end())
           join(R, it->second);

@@ -81,22 +81,32 @@ ExprP mul(const ExprP &a, const ExprP &b) {
 }
 
 /// Variables referenced anywhere in a block.
-static void referencedIn(const Block &b, std::set<Var *> &out) {
+/// (Not inside `skip`'s body and branches; without the declared variables
+/// of declarations when `decls` is false.)
+static void referencedIn(const Block &b, std::set<Var *> &out,
+                         const Stmt *skip = nullptr, bool decls = true) {
   for (const StmtP &s : b) {
-    if (s->var)
+    if (s->var && (decls || s->kind != Stmt::Decl))
       out.insert(s->var);
     collectVars(s->lhs, out);
     collectVars(s->rhs, out);
     collectVars(s->cond, out);
     for (const ExprP &a : s->comm.args)
       collectVars(a, out);
+    if (s.get() == skip)
+      continue;
     if (s->init)
-      referencedIn({s->init}, out);
+      referencedIn({s->init}, out, skip, decls);
     if (s->step)
-      referencedIn({s->step}, out);
-    referencedIn(s->body, out);
-    referencedIn(s->elseBody, out);
+      referencedIn({s->step}, out, skip, decls);
+    referencedIn(s->body, out, skip, decls);
+    referencedIn(s->elseBody, out, skip, decls);
   }
+}
+
+void referencedOutside(const Block &b, const Stmt *skip,
+                       std::set<Var *> &out) {
+  referencedIn(b, out, skip, false);
 }
 
 void referenced(const Block &b, std::set<Var *> &out) {

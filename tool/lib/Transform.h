@@ -29,6 +29,11 @@ ExprP neg(const ExprP &e);
 ExprP mul(const ExprP &a, const ExprP &b);
 /// Variables referenced anywhere in a block.
 void referenced(const Block &b, std::set<Var *> &out);
+/// The variables the statements of b name, except inside the body of
+/// `skip` (a loop whose header still counts) and except a variable's own
+/// declaration (C89 code declares at the top what only a loop uses).
+void referencedOutside(const Block &b, const Stmt *skip,
+                       std::set<Var *> &out);
 /// Variables read in a block (all references but the targets of whole
 /// assignments `x = e`).
 void readVars(const Block &b, std::set<Var *> &out);
