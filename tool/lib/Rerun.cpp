@@ -27,7 +27,16 @@
 //   }                                   reverse of BODY
 //   push(n);                          }
 //
-// The tape holds one iteration at a time, in cache.
+// The tape holds one instance of the loop at a time (one atom against one
+// neighbour box), in cache; so only a loop inside another loop is re-run.
+//
+// A counted `for` loop is re-run by a copy of its header; the reversed
+// loop counts back as usual:
+//
+//   for (j = 0; j < n; j++)             for (j = 0; j < n; j++)
+//     BODY as written                     BODY recorded, without the stores
+//                                       for (j = n - 1; j >= 0; j--)
+//                                         reverse of BODY
 //
 // When it is exact.  The slice must compute what the iteration computed:
 // it reads the loop's private variables (which it computes itself), values
@@ -46,12 +55,16 @@
 // (declared in the body, or assigned first).
 //
 // When it is worth it.  A private floating array that the iteration
-// fills, or a private floating scalar assigned twice: what the recompute
+// fills, or a private floating scalar given a new value twice (`r2 = 0.0`
+// then `r2 = 1.0 / r2`; accumulations do not count): what the recompute
 // of single assignments (Recompute.cpp) cannot give back.  Not for loops
 // that communicate, call the file's functions (their forward copies
-// record), hold `while` loops or assign pointers; not under --verify,
-// whose checks compare with the forward sweep's values; not on the CUDA
-// target.
+// record), leave the loop (`break`, `return`) or assign pointers; not
+// under --verify, whose checks compare with the forward sweep's values;
+// not on the CUDA target.  Loops inside the body (unrolled, lowered to
+// `while`) are re-run with it, their trip counts recorded like any value.
+// Private: set before read on every path, a walk over the statements
+// (C89's `int m;` at the top, then `for (m = 0; ...)`, is private).
 //
 //===----------------------------------------------------------------------===//
 #include "Rerun.h"
@@ -105,8 +118,6 @@ bool runnableAgain(const Block &core, const Frontend &fe) {
   bool ok = true;
   walk(core, [&](Stmt &s, const WalkCtx &) {
     switch (s.kind) {
-    case Stmt::While:
-    case Stmt::DoWhile:
     case Stmt::Comm:
     case Stmt::Return:
     case Stmt::Break:
@@ -114,8 +125,7 @@ bool runnableAgain(const Block &core, const Frontend &fe) {
       ok = false;
       return;
     case Stmt::For:
-      ok &= s.loopStep != 0 && !s.checkpoint && !s.parallel &&
-            !s.replicaLoop;
+      ok &= !s.checkpoint && !s.parallel && !s.replicaLoop;
       return;
     case Stmt::Assign:
       ok &= !(s.lhs && s.lhs->ptrDepth > 0);
@@ -129,23 +139,113 @@ bool runnableAgain(const Block &core, const Frontend &fe) {
   return ok;
 }
 
-/// Is v set before it is read in every run of `core`: its first statement
-/// (in order, at the top level) that names v is `v = e` with no v in e.
-bool assignedFirst(const Block &core, Var *v) {
-  for (const StmtP &s : core) {
-    std::set<Var *> named;
-    referenced({s}, named);
-    if (!named.count(v))
-      continue;
-    if (s->kind != Stmt::Assign || s->op != "=" || !s->lhs ||
-        s->lhs->kind != Expr::VarRef || s->lhs->var != v)
+bool mentions(const Stmt *s, Var *v) {
+  if (!s)
+    return false;
+  std::set<Var *> named;
+  referenced({std::make_shared<Stmt>(*s)}, named);
+  return named.count(v) > 0;
+}
+bool mentions(const ExprP &e, Var *v) {
+  std::set<Var *> named;
+  collectVars(e, named);
+  return named.count(v) > 0;
+}
+
+/// Does s certainly give v a new value (`v = e`, `double v = e`, in every
+/// branch; the header of a `for`)?
+bool writes(const Stmt *s, Var *v) {
+  if (!s)
+    return false;
+  switch (s->kind) {
+  case Stmt::Assign:
+    return s->op == "=" && s->lhs && s->lhs->kind == Expr::VarRef &&
+           s->lhs->var == v;
+  case Stmt::Decl:
+    return s->var == v && s->rhs;
+  case Stmt::Compound:
+    for (const StmtP &x : s->body)
+      if (writes(x.get(), v))
+        return true;
+    return false;
+  case Stmt::If: {
+    auto all = [&](const Block &b) {
+      for (const StmtP &x : b)
+        if (writes(x.get(), v))
+          return true;
       return false;
-    std::set<Var *> read;
-    collectVars(s->rhs, read);
-    return !read.count(v);
+    };
+    return all(s->body) && all(s->elseBody);
+  }
+  case Stmt::For:
+    return writes(s->init.get(), v);
+  case Stmt::DoWhile:
+    for (const StmtP &x : s->body)
+      if (writes(x.get(), v))
+        return true;
+    return false;
+  default:
+    return false;
+  }
+}
+
+bool exposed(const Block &b, Var *v);
+
+/// Can s read v before giving it a value, on some path?
+bool exposed(const Stmt *s, Var *v) {
+  if (!s)
+    return false;
+  switch (s->kind) {
+  case Stmt::Assign:
+    return writes(s, v) ? mentions(s->rhs, v) : mentions(s, v);
+  case Stmt::Decl:
+    return mentions(s->rhs, v);
+  case Stmt::Compound:
+    return exposed(s->body, v);
+  case Stmt::If:
+    return mentions(s->cond, v) || exposed(s->body, v) ||
+           exposed(s->elseBody, v);
+  case Stmt::For:
+    return exposed(s->init.get(), v) ||
+           (!writes(s->init.get(), v) &&
+            (mentions(s->cond, v) || exposed(s->body, v) ||
+             mentions(s->step.get(), v)));
+  case Stmt::While:
+    return mentions(s->cond, v) || exposed(s->body, v);
+  case Stmt::DoWhile:
+    return exposed(s->body, v) ||
+           (!writes(s, v) && mentions(s->cond, v));
+  default:
+    return mentions(s, v);
+  }
+}
+bool exposed(const Block &b, Var *v) {
+  for (const StmtP &s : b) {
+    if (exposed(s.get(), v))
+      return true;
+    if (writes(s.get(), v))
+      return false;
   }
   return false;
 }
+
+/// Is `target` inside a loop of b?
+bool inLoop(const Block &b, const Stmt *target, bool looping) {
+  for (const StmtP &s : b) {
+    if (s.get() == target)
+      return looping;
+    bool loop = s->kind == Stmt::For || s->kind == Stmt::While ||
+                s->kind == Stmt::DoWhile;
+    if (inLoop(s->body, target, looping || loop) ||
+        inLoop(s->elseBody, target, looping))
+      return true;
+  }
+  return false;
+}
+
+/// Is v given a value before it is read, on every path through `core`
+/// (C89's `int m;` at the top, then `for (m = 0; ...)` in the body)?
+bool assignedFirst(const Block &core, Var *v) { return !exposed(core, v); }
 
 /// The statements of the core the slice keeps, before recording: what
 /// stores into a private variable, and the control around it.
@@ -165,6 +265,8 @@ void sliceReads(Function &F, const Block &b, const std::set<Var *> &priv,
       break;
     case Stmt::If:
     case Stmt::For:
+    case Stmt::While:
+    case Stmt::DoWhile:
       collectVars(s->cond, reads);
       if (s->init)
         sliceReads(F, {s->init}, priv, reads);
@@ -241,42 +343,74 @@ bool dropUnread(Block &b, const std::set<Var *> &read,
 
 bool rerunPlan(Function &F, const Stmt &loop, const Frontend &fe,
                RerunPlan &plan) {
-  if (loop.kind != Stmt::While || loop.body.size() < 2 ||
-      !isTail(*loop.body.back()))
+  bool counted = loop.kind == Stmt::For && loop.loopStep != 0 &&
+                 loop.loopVar && !loop.checkpoint && !loop.parallel &&
+                 !loop.replicaLoop && !loop.replicaFill;
+  bool lowered = loop.kind == Stmt::While && loop.body.size() >= 2 &&
+                 isTail(*loop.body.back());
+  if (!counted && !lowered)
     return false;
-  Block core(loop.body.begin(), loop.body.end() - 1);
+  Block core(loop.body.begin(), loop.body.end() - (lowered ? 1 : 0));
   if (!runnableAgain(core, fe))
     return false;
 
-  // Private variables.
+  // Private variables (the names outside the loop last: that walk is the
+  // whole function's).
   std::set<Var *> outside, inCore, declared;
-  referencedOutside(F.body, &loop, outside);
   referenced(core, inCore);
   walk(core, [&](Stmt &s, const WalkCtx &) {
     if (s.kind == Stmt::Decl)
       declared.insert(s.var);
   });
-  std::map<Var *, int> stores; // assignments per variable in the core
+  // Stores per variable in the core, and plain ones (`v = e`, a declared
+  // value): an accumulation `z += e` is not one, so the logistic loss's
+  // `z = b; for (k...) z += w[k] * x[k];`, whose recompute costs more than
+  // its record (Recompute.cpp), is not re-run.
+  std::map<Var *, int> stores, plain;
   walk(core, [&](Stmt &s, const WalkCtx &) {
     if (s.kind == Stmt::Assign)
-      if (Var *b = baseVar(s.lhs))
+      if (Var *b = baseVar(s.lhs)) {
         stores[b]++;
+        plain[b] += s.op == "=";
+      }
+    if (s.kind == Stmt::Decl && s.rhs)
+      plain[s.var]++;
   });
-  bool worth = false;
-  for (Var *v : inCore) {
-    if ((v->kind != Var::Local && v->kind != Var::Synthetic) || v->fieldOf ||
-        v->throughPointer || v->type.ptrDepth > 0 || aliasRoot(F, v) != v ||
-        outside.count(v))
-      continue;
-    bool scalar = v->type.dims.empty();
-    if (!declared.count(v) && !(scalar && assignedFirst(core, v)))
-      continue;
-    plan.privates.insert(v);
-    if (v->type.isFloatingElem() && stores[v] > 0 &&
-        (!scalar || stores[v] >= 2))
-      worth = true;
-  }
-  if (!worth)
+  auto privates = [&](bool checkOutside) {
+    bool worth = false;
+    plan.privates.clear();
+    for (Var *v : inCore) {
+      if ((v->kind != Var::Local && v->kind != Var::Synthetic) ||
+          v->fieldOf || v->throughPointer || v->type.ptrDepth > 0 ||
+          aliasRoot(F, v) != v || (checkOutside && outside.count(v)))
+        continue;
+      bool scalar = v->type.dims.empty();
+      if (!declared.count(v) && !(scalar && assignedFirst(core, v)))
+        continue;
+      plan.privates.insert(v);
+      if (v->type.isFloatingElem() &&
+          (scalar ? plain[v] >= 2 : stores[v] > 0))
+        worth = true;
+    }
+    return worth;
+  };
+  if (!privates(false))
+    return false;
+  // The innermost such loop only: re-running a loop around it would
+  // compute its iterations a third time, to record nothing.
+  bool inner = false;
+  walk(core, [&](Stmt &s, const WalkCtx &) {
+    RerunPlan p;
+    inner |= (s.kind == Stmt::For || s.kind == Stmt::While) &&
+             rerunPlan(F, s, fe, p);
+  });
+  // A loop that runs once per call (not inside another loop) would hold
+  // all its iterations' records on the tape at once anyway, recorded or
+  // re-run: re-running only adds the recompute.
+  if (inner || !inLoop(F.body, &loop, false))
+    return false;
+  referencedOutside(F.body, &loop, outside);
+  if (!privates(true))
     return false;
 
   // What the core writes that outlives the iteration: store targets only.
@@ -311,7 +445,8 @@ bool rerunPlan(Function &F, const Stmt &loop, const Frontend &fe,
     if (plan.written.count(aliasRoot(F, v)))
       return false;
   plan.core = core;
-  plan.tail = {loop.body.back()};
+  if (lowered)
+    plan.tail = {loop.body.back()};
   return true;
 }
 

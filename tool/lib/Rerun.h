@@ -21,15 +21,16 @@ class Frontend;
 /// A loop whose iterations can be re-run, split: `core` is its body
 /// without `tail`, the trailing counter updates (`{ ij++; jOff++; }` of a
 /// lowered `for` header), whose reverse restores the counters the core
-/// reads before the core runs again.
+/// reads before the core runs again.  A counted `for` has no tail.
 struct RerunPlan {
   Block core, tail;
   std::set<Var *> privates; // alias roots only the iteration uses
   std::set<Var *> written;  // alias roots the core writes that outlive it
 };
 
-/// Is `loop`, a `while` loop of F, one whose iterations the reverse sweep
-/// can run again (and is it worth it)?  Fills `plan` when it is.
+/// Is `loop`, a counted `for` loop or a `while` loop ending with counter
+/// updates, one whose iterations the reverse sweep can run again (and is
+/// it worth it)?  Fills `plan` when it is.
 bool rerunPlan(Function &F, const Stmt &loop, const Frontend &fe,
                RerunPlan &plan);
 

@@ -1543,6 +1543,16 @@ public:
                           "a new variable declared in the loop body");
       });
     }
+    // Iterations run again in the reverse sweep instead of recorded
+    // (Rerun.cpp): the forward sweep runs the body as written.
+    Block slice;
+    RerunPlan plan;
+    bool rerun = !kernel && !M.cuda && !M.verify && !body.second.empty() &&
+                 rerunPlan(F, *s, M.fe_, plan);
+    if (rerun) {
+      slice = rerunBody(s, plan, body);
+      body.first = primalCopy(s->body, nullptr);
+    }
     // One record for the loop's range instead of one per iteration
     // (RecordRange.cpp); on the host only (the CUDA target's tape records
     // device values one by one).
@@ -1641,13 +1651,27 @@ public:
     r->loopHi = lo;
     r->loopCmp = cmp;
     r->loopStep = s->loopStep > 0 ? -1 : 1;
+    if (!slice.empty()) {
+      // The iterations again, recording, counted as the program counts.
+      auto again = std::make_shared<Stmt>();
+      again->kind = Stmt::For;
+      again->loc = s->loc;
+      again->init = i->declaredInForInit ? mkDecl(i, lo)
+                                         : mkAssign(mkVar(i), "=", lo);
+      again->cond = mkBinary(s->loopCmp, mkVar(i), hi);
+      again->step = mkAssign(mkVar(i), s->loopStep > 0 ? "+=" : "-=", mkInt(1));
+      again->body = slice;
+      rev.push_back(mkComment("the iterations again, recording"));
+      rev.push_back(again);
+    }
     // A loop of a perfect nest that may be gathered as a whole: counted
     // up, fixed bounds, nothing recorded around it.  Its counter may be a
     // variable of the function (PRK's `int i, j;`): the gather counts with
     // loop variables of its own, and a read of the counter after the
     // reversed loop would need its value from before the loop, which the
     // tape restores (initTaped), not the reversed loop's last one.
-    bool nestable = !kernel && !wraps && s->loopStep > 0 && rev.empty() &&
+    bool nestable = !kernel && !wraps && !rerun && s->loopStep > 0 &&
+                    rev.empty() &&
                     rangeBefore.empty() && rangeRestore.empty() &&
                     rangeAfter.empty() && recAfter.empty() && !initTaped &&
                     !zeroAfter.count(s.get());
@@ -1676,14 +1700,15 @@ public:
     }
     append(rev, rangeRestore);
     Block gather;
-    if (!kernel && !wraps && !M.verify && s->loopStep > 0 &&
+    if (!kernel && !wraps && !rerun && !M.verify && s->loopStep > 0 &&
         i->declaredInForInit &&
         gatherForm(gatherContext(), i, lo, first, body.second, *s, gather,
                    overwriteOf(s.get())))
       append(rev, gather);
     // (The CUDA target keeps the zeroing gather: an overwriting one needs
     // a zeroing of the region on the host after the time loop.)
-    else if (child && !M.verify && nestGatherForm(gatherContext(), rec.levels,
+    else if (child && !rerun && !M.verify &&
+             nestGatherForm(gatherContext(), rec.levels,
                                      rec.innerBody, *rec.innerPrimal,
                                      rec.plain, gather,
                                      M.cuda ? nullptr : overwriteOf(s.get())))
@@ -1843,6 +1868,26 @@ public:
     return {fwd, rev};
   }
 
+  /// The recorded iteration (core.first) that the reverse sweep runs again,
+  /// without what outlives it; what it reads from outside is the loop's
+  /// reverse read (ToBeRecorded.cpp).
+  Block rerunBody(const StmtP &s, const RerunPlan &plan, const Pair &core) {
+    s->rerun = true;
+    std::set<Var *> needed;
+    referenced(core.second, needed);
+    Block slice = rerunSlice(F, core.first, plan, M.fe_, needed);
+    if (recordReads) {
+      ReverseReads r;
+      classify(slice, r);
+      for (Var *p : plan.privates) {
+        r.data.erase(p);
+        r.ptr.erase(p);
+      }
+      (*recordReads)[s.get()] = r;
+    }
+    return slice;
+  }
+
   /// A loop whose iterations the reverse sweep runs again (Rerun.cpp): the
   /// forward sweep runs it as written; its reverse rewinds the counters
   /// (the reverse of the tail, once per iteration), runs the iterations
@@ -1858,19 +1903,7 @@ public:
       append(loop->body, tail.first);
       return {{loop}, {}};
     }
-    s->rerun = true;
-    std::set<Var *> needed;
-    referenced(core.second, needed);
-    Block slice = rerunSlice(F, core.first, plan, M.fe_, needed);
-    if (recordReads) {
-      ReverseReads r;
-      classify(slice, r);
-      for (Var *p : plan.privates) {
-        r.data.erase(p);
-        r.ptr.erase(p);
-      }
-      (*recordReads)[s.get()] = r;
-    }
+    Block slice = rerunBody(s, plan, core);
     loop->body = primalCopy(plan.core, nullptr);
     append(loop->body, tail.first);
     // Counter updates that record (none that Rerun.cpp accepts, in

@@ -8,7 +8,13 @@
 //    energy and forces accumulated).  The re-run reads jb's atom count and
 //    iId, which the loops around change: they are restored for it.  The
 //    tape peak must stay below one pair's records per pair visited.
+//  - nbody_energy: the same in counted `for` loops, as an n-body code
+//    writes them (the re-run is a copy of the loop's header), with a C89
+//    counter `m` declared at the top and given a value before each use.
 //  - chain: C89, `d` declared at the top, set twice per iteration.
+//  Only a loop inside another loop is re-run (a loop run once per call
+//  would hold all its records at once either way): deferred_seed.c's
+//  `twice` keeps its records.
 //  - decay: the body reads `acc`, which it also writes and which outlives
 //    an iteration, so it is recorded as before (no re-run).
 // Each gradient is checked against central differences at 1-4 ranks.
@@ -30,6 +36,13 @@
 // GEN: mpiad_push_f64(dr[m]);
 // GEN-NOT: fr = -4.0
 // GEN: if (mpiad_pop_i64()) {
+// GEN-LABEL: double nbody_energy_b(
+// GEN: /* forward sweep */
+// GEN-NOT: mpiad_push_f64
+// GEN: /* reverse sweep */
+// GEN: /* the iterations again, recording */
+// GEN-NEXT: for (int j = i + 1; j < n; j++) {
+// GEN: for (int j = n - 1; j >= i + 1; j--) {
 // GEN-LABEL: double chain_b(
 // GEN: /* the iterations again, recording */
 // GEN-LABEL: double decay_b(
@@ -51,7 +64,6 @@
 typedef double real3[3];
 
 static const int counts[NBOX] = {3, 4, 2};
-static int pairs_visited; /* by the primal, for the tape bound */
 
 #pragma mpiad differentiate wrt(r) output(return) varying(r)
 double pair_energy(const real3 *r, const int *n, const int *gid, int nbox,
@@ -98,15 +110,37 @@ double pair_energy(const real3 *r, const int *n, const int *gid, int nbox,
 }
 
 #pragma mpiad differentiate wrt(x) output(return) varying(x)
+double nbody_energy(const double *x, int n, double *acc) {
+  double e = 0.0;
+  int m;
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      double dx[3], r2 = 0.01;
+      for (m = 0; m < 3; m++) {
+        dx[m] = x[3 * j + m] - x[3 * i + m];
+        r2 += dx[m] * dx[m];
+      }
+      r2 = 1.0 / sqrt(r2);
+      e -= r2;
+      for (m = 0; m < 3; m++) {
+        acc[3 * i + m] += dx[m] * r2 * r2 * r2;
+        acc[3 * j + m] -= dx[m] * r2 * r2 * r2;
+      }
+    }
+  return e;
+}
+
+#pragma mpiad differentiate wrt(x) output(return) varying(x)
 double chain(const double *x, int n) {
   double s, d;
-  int i, k;
+  int i, k, rep;
   s = 0.0;
-  for (i = 0, k = 1; k < n; i++, k++) {
-    d = x[k] - 0.5 * x[i];
-    d = d * d + sin(x[k]);
-    s += d * x[i];
-  }
+  for (rep = 1; rep <= 2; rep++)
+    for (i = 0, k = 1; k < n; i++, k++) {
+      d = x[k] - 0.5 * rep * x[i];
+      d = d * d + sin(x[k]);
+      s += d * x[i];
+    }
   return s;
 }
 
@@ -144,6 +178,11 @@ static double Jpair(void *p) {
   memset(fbuf, 0, sizeof fbuf);
   return pair_energy((const real3 *)x, counts, gid, NBOX, U, fbuf,
                      MPI_COMM_WORLD);
+}
+static double acc[15];
+static double Jnbody(void *p) {
+  memset(acc, 0, sizeof acc);
+  return hx_sum(nbody_energy(p, 5, acc));
 }
 static double Jchain(void *p) { return hx_sum(chain(p, 6)); }
 static double Jdecay(void *p) { return hx_sum(decay(p, 5)); }
@@ -191,6 +230,20 @@ int main(int argc, char **argv) {
   mpiad_input in = {r0, dx, NATOM * 3, 0};
   double *xb[1] = {rb};
   hx_grad("pair_energy_b", Jpair, r0, &in, 1, xb, 1e-6, 1e-6, 1e-10);
+
+  double b0[15], bd[15], bb[15] = {0}, accb[15];
+  hx_rand(b0, 15, 67, hx_rank_g, 0.0, 2.0);
+  hx_rand(bd, 15, 68, hx_rank_g, -1.0, 1.0);
+  memset(acc, 0, sizeof acc);
+  nbody_energy_b(b0, bb, 5, acc, 1.0);
+  hx_tape("nbody_energy_b");
+  memcpy(accb, acc, sizeof acc);
+  memset(acc, 0, sizeof acc);
+  nbody_energy(b0, 5, acc);
+  hx_check_vec("acc after nbody_energy_b", accb, acc, 15, 0.0, 1e-300);
+  mpiad_input in4 = {b0, bd, 15, 0};
+  double *bbp[1] = {bb};
+  hx_grad("nbody_energy_b", Jnbody, b0, &in4, 1, bbp, 1e-6, 1e-7, 1e-12);
 
   double c0[6], cd[6], cb[6] = {0};
   hx_rand(c0, 6, 63, hx_rank_g, 0.2, 0.9);
