@@ -258,6 +258,13 @@ bool normalize(Function &f, const Frontend &fe, Diag &diag);
 /// cbrt: read from the rules) get a local of their own, marked resultRead,
 /// where that frees their argument from the tape (CallHoist.cpp).
 void hoistResultCalls(Function &F, const RuleSet &rules);
+/// `t = x * (1 + 1e-3 * rand())`: a call whose value differs from call to
+/// call (rand, drand48, clock, MPI_Wtime, ...) inside an assigned value or a
+/// condition gets a local assigned just before the statement, so that the
+/// reverse sweep and the tangent, which evaluate the statement's
+/// expressions again, read the value the program drew instead of drawing
+/// again (CallHoist.cpp).
+void hoistStatefulCalls(Function &F);
 /// Is `s` a counted loop `for (i = lo; i < hi; i++)` (or <=, or counting
 /// down with > / >=) whose body changes neither i nor the variables of lo and
 /// hi?  Then fills its loopVar, loopLo, loopHi, loopCmp and loopStep.  The

@@ -48,11 +48,21 @@
 // and statements of checkpointed or parallel loops (whose reverse re-runs
 // or recomputes the forward body), are left as they are.
 //
+// hoistStatefulCalls, run before normalization in both modes, does the same
+// for calls whose value differs from call to call (rand, drand48, clock,
+// MPI_Wtime, ...) inside an assigned value or a condition:
+// `t = x[i] * (1.0 + 1e-3 * (rand() % 7))` called rand() again in the
+// reverse sweep, in the partial derivative of t by x[i], and in the
+// tangent; the gradient was silently wrong.  The call now assigns a local
+// of its own just before the statement, which both read.
+//
 //===----------------------------------------------------------------------===//
 #include "Analysis.h"
 #include "Backend.h"
 #include "Rules.h"
 #include "Transform.h"
+
+#include <set>
 
 namespace mpiad {
 
@@ -284,6 +294,92 @@ private:
 
 void hoistResultCalls(Function &F, const RuleSet &rules) {
   Hoister(F, rules).run();
+}
+
+namespace {
+
+/// Calls whose value differs from one call to the next.
+bool stateful(const std::string &f) {
+  static const std::set<std::string> names = {
+      "rand",    "random",  "rand_r",  "drand48", "erand48",
+      "lrand48", "nrand48", "mrand48", "jrand48", "clock",
+      "time",    "MPI_Wtime", "omp_get_wtime"};
+  return names.count(f) > 0;
+}
+
+/// e with the node `node` (by identity) replaced by `by`.
+ExprP replaceNode(const ExprP &e, const Expr *node, const ExprP &by) {
+  if (!e)
+    return e;
+  if (e.get() == node)
+    return by;
+  bool changed = false;
+  std::vector<ExprP> ops;
+  for (const ExprP &o : e->ops) {
+    ops.push_back(replaceNode(o, node, by));
+    changed |= ops.back() != o;
+  }
+  if (!changed)
+    return e;
+  auto copy = std::make_shared<Expr>(*e);
+  copy->ops = std::move(ops);
+  return copy;
+}
+
+void hoistStateful(Function &F, Block &b, int &count) {
+  for (size_t k = 0; k < b.size(); ++k) {
+    StmtP s = b[k];
+    hoistStateful(F, s->body, count);
+    hoistStateful(F, s->elseBody, count);
+    ExprP *where = s->kind == Stmt::If ? &s->cond
+                   : (s->kind == Stmt::Assign ||
+                      (s->kind == Stmt::Decl && s->rhs))
+                       ? &s->rhs
+                       : nullptr;
+    if (!where || !*where)
+      continue;
+    std::vector<ExprP> calls;
+    unconditionalCalls(
+        *where, [](const ExprP &c) { return stateful(c->text); }, false,
+        calls);
+    // `x = rand();` already keeps the value.
+    if (calls.size() == 1 && calls[0] == *where && s->kind != Stmt::If)
+      continue;
+    if (calls.empty())
+      continue;
+    auto copy = std::make_shared<Stmt>(*s);
+    Block before;
+    for (const ExprP &c : calls) {
+      CType t;
+      if (c->isFloating()) {
+        t.elem = Scalar::Double;
+        t.base = "double";
+      } else {
+        t.elem = Scalar::Int;
+        t.base = "long long";
+      }
+      Var *h = F.newVar("mpiad_s" + std::to_string(++count), t, Var::Local);
+      h->loc = s->loc;
+      StmtP decl = mkDecl(h);
+      decl->loc = s->loc;
+      StmtP def = mkAssign(mkVar(h), "=", c);
+      def->loc = s->loc;
+      before.push_back(decl);
+      before.push_back(def);
+      ExprP &e = s->kind == Stmt::If ? copy->cond : copy->rhs;
+      e = replaceNode(e, c.get(), mkVar(h));
+    }
+    b[k] = copy;
+    b.insert(b.begin() + k, before.begin(), before.end());
+    k += before.size();
+  }
+}
+
+} // namespace
+
+void hoistStatefulCalls(Function &F) {
+  int count = 0;
+  hoistStateful(F, F.body, count);
 }
 
 } // namespace mpiad

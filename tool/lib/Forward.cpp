@@ -639,6 +639,7 @@ std::string functionBody(Function &F, const Block &body, const Block &epilogue,
 }
 
 bool prepare(Module &M, Function &F, Request &R) {
+  hoistStatefulCalls(F);
   if (!normalize(F, M.fe_, M.diag_))
     return false;
   analyzeActivity(F, R, M.fe_, M.diag_);

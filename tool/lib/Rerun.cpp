@@ -58,8 +58,9 @@
 // fills, or a private floating scalar given a new value twice (`r2 = 0.0`
 // then `r2 = 1.0 / r2`; accumulations do not count): what the recompute
 // of single assignments (Recompute.cpp) cannot give back.  Not for loops
-// that communicate, call the file's functions (their forward copies
-// record), leave the loop (`break`, `return`) or assign pointers; not
+// that communicate, call anything but math functions (the file's own
+// record in their forward copies; `rand()` would draw again), leave the
+// loop (`break`, `return`) or assign pointers; not
 // under --verify, whose checks compare with the forward sweep's values;
 // not on the CUDA target.  Loops inside the body (unrolled, lowered to
 // `while`) are re-run with it, their trip counts recorded like any value.
@@ -96,13 +97,16 @@ bool isTail(const Stmt &s) {
   return true;
 }
 
-bool callsOwnOrUnknown(const ExprP &e, const Frontend &fe) {
+/// Does e call anything but a math function of the rules table?  The
+/// file's functions record in their forward copies, and any other call
+/// may have effects of its own that a second run would repeat (`rand()`).
+bool callsImpure(const ExprP &e, const Frontend &fe) {
   if (!e)
     return false;
-  if (e->kind == Expr::Call && fe.callee(e->text))
+  if (e->kind == Expr::Call && !fe.rules()->math(e->text))
     return true;
   for (const ExprP &o : e->ops)
-    if (callsOwnOrUnknown(o, fe))
+    if (callsImpure(o, fe))
       return true;
   return false;
 }
@@ -133,8 +137,8 @@ bool runnableAgain(const Block &core, const Frontend &fe) {
     default:
       break;
     }
-    ok &= !callsOwnOrUnknown(s.lhs, fe) && !callsOwnOrUnknown(s.rhs, fe) &&
-          !callsOwnOrUnknown(s.cond, fe);
+    ok &= !callsImpure(s.lhs, fe) && !callsImpure(s.rhs, fe) &&
+          !callsImpure(s.cond, fe);
   });
   return ok;
 }

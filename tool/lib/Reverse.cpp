@@ -2669,6 +2669,7 @@ static bool runPipeline(Module &M, Function &F, Request &R,
   inlineCommunicatingCallees(F, M.fe_, diag, R.ann.batched);
   if (!resolveClausePaths(F, R.ann, diag, true))
     return false;
+  hoistStatefulCalls(F);
   if (!normalize(F, M.fe_, diag))
     return false;
   hoistResultCalls(F, M.rules_);

@@ -17,6 +17,10 @@
 //  `twice` keeps its records.
 //  - decay: the body reads `acc`, which it also writes and which outlives
 //    an iteration, so it is recorded as before (no re-run).
+//  - jitter: the body calls rand(), which a second run would draw again:
+//    recorded as before.  (Before, the reverse sweep and the tangent also
+//    called rand() again, in t[0]'s partial derivative by x[i]: a wrong
+//    gradient, 3.9e-3 off, found here; CallHoist.cpp's stateful calls.)
 // Each gradient is checked against central differences at 1-4 ranks.
 // RUN: %mpiad-cc %s -I%S/../Inputs -lm -o %t
 // RUN: %mpirun 1 %t | FileCheck %s --implicit-check-not=FAIL
@@ -50,9 +54,13 @@
 // GEN: mpiad_push_f64(t[0]);
 // GEN-NOT: the iterations again
 // GEN: return mpiad_ret;
+// GEN-LABEL: double jitter_b(
+// GEN-NOT: the iterations again
+// GEN: return mpiad_ret;
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -156,6 +164,20 @@ double decay(const double *x, int n) {
   return acc;
 }
 
+#pragma mpiad differentiate wrt(x) output(return) varying(x)
+#pragma mpiad differentiate forward wrt(x) output(return) varying(x)
+double jitter(const double *x, int n) {
+  double s = 0.0;
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < n; i++) {
+      double t[2];
+      t[0] = x[i] * (1.0 + 1e-3 * (rand() % 7));
+      t[1] = t[0] * t[0];
+      s += t[1];
+    }
+  return s;
+}
+
 /* The same pair loop written out, counting the pairs it visits. */
 static int count_pairs(const real3 *r, const int *gid) {
   int c = 0;
@@ -186,6 +208,10 @@ static double Jnbody(void *p) {
 }
 static double Jchain(void *p) { return hx_sum(chain(p, 6)); }
 static double Jdecay(void *p) { return hx_sum(decay(p, 5)); }
+static double Jjitter(void *p) {
+  srand(7 + hx_rank_g);
+  return hx_sum(jitter(p, 5));
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -262,6 +288,21 @@ int main(int argc, char **argv) {
   mpiad_input in3 = {d0, dd, 5, 0};
   double *dbp[1] = {db};
   hx_grad("decay_b", Jdecay, d0, &in3, 1, dbp, 1e-6, 1e-7, 1e-12);
+  double j0[5], jd[5], jb[5] = {0};
+  hx_rand(j0, 5, 69, hx_rank_g, 0.2, 0.9);
+  hx_rand(jd, 5, 70, hx_rank_g, -1.0, 1.0);
+  srand(7 + hx_rank_g);
+  jitter_b(j0, jb, 5, 1.0);
+  hx_tape("jitter_b");
+  mpiad_input in5 = {j0, jd, 5, 0};
+  double *jbp[1] = {jb};
+  hx_grad("jitter_b", Jjitter, j0, &in5, 1, jbp, 1e-6, 1e-7, 1e-12);
+  double jdot = 0.0;
+  srand(7 + hx_rank_g);
+  jitter_d(j0, jd, 5, &jdot);
+  hx_check("jitter_d against jitter_b (dot product)", hx_sum(jdot),
+           mpiad_adjoint_directional(&in5, jbp, 1, MPI_COMM_WORLD), 1e-12,
+           1e-300);
   int rc = hx_finish();
   MPI_Finalize();
   return rc;
