@@ -68,6 +68,21 @@ namespace mpiad {
 
 namespace {
 
+/// A local `name` of type t, declared and assigned the call c at loc (both
+/// statements appended to `before`).
+Var *callLocal(Function &F, const std::string &name, const CType &t,
+               const ExprP &c, clang::SourceLocation loc, Block &before) {
+  Var *h = F.newVar(name, t, Var::Local);
+  h->loc = loc;
+  StmtP decl = mkDecl(h);
+  decl->loc = loc;
+  StmtP def = mkAssign(mkVar(h), "=", c);
+  def->loc = loc;
+  before.push_back(decl);
+  before.push_back(def);
+  return h;
+}
+
 /// Does e use the rule's parameters only as the arguments of the call
 /// `name(p1, p2, ...)` itself?
 bool onlyThroughCall(const ExprP &e, const MathRule &r) {
@@ -268,15 +283,9 @@ private:
         CType t;
         t.elem = Scalar::Double;
         t.base = "double";
-        Var *h = F.newVar("mpiad_h" + std::to_string(++count), t, Var::Local);
-        h->loc = cur->loc;
-        StmtP decl = mkDecl(h);
-        decl->loc = cur->loc;
-        StmtP def = mkAssign(mkVar(h), "=", c);
-        def->loc = cur->loc;
-        def->resultRead = true;
-        before.push_back(decl);
-        before.push_back(def);
+        Var *h = callLocal(F, "mpiad_h" + std::to_string(++count), t, c,
+                           cur->loc, before);
+        before.back()->resultRead = true;
         auto copy = std::make_shared<Stmt>(*cur);
         copy->rhs = replaceCall(cur->rhs, printExpr(c), mkVar(h));
         cur = copy;
@@ -305,25 +314,6 @@ bool stateful(const std::string &f) {
       "lrand48", "nrand48", "mrand48", "jrand48", "clock",
       "time",    "MPI_Wtime", "omp_get_wtime"};
   return names.count(f) > 0;
-}
-
-/// e with the node `node` (by identity) replaced by `by`.
-ExprP replaceNode(const ExprP &e, const Expr *node, const ExprP &by) {
-  if (!e)
-    return e;
-  if (e.get() == node)
-    return by;
-  bool changed = false;
-  std::vector<ExprP> ops;
-  for (const ExprP &o : e->ops) {
-    ops.push_back(replaceNode(o, node, by));
-    changed |= ops.back() != o;
-  }
-  if (!changed)
-    return e;
-  auto copy = std::make_shared<Expr>(*e);
-  copy->ops = std::move(ops);
-  return copy;
 }
 
 void hoistStateful(Function &F, Block &b, int &count) {
@@ -358,16 +348,11 @@ void hoistStateful(Function &F, Block &b, int &count) {
         t.elem = Scalar::Int;
         t.base = "long long";
       }
-      Var *h = F.newVar("mpiad_s" + std::to_string(++count), t, Var::Local);
-      h->loc = s->loc;
-      StmtP decl = mkDecl(h);
-      decl->loc = s->loc;
-      StmtP def = mkAssign(mkVar(h), "=", c);
-      def->loc = s->loc;
-      before.push_back(decl);
-      before.push_back(def);
+      Var *h = callLocal(F, "mpiad_s" + std::to_string(++count), t, c,
+                         s->loc, before);
       ExprP &e = s->kind == Stmt::If ? copy->cond : copy->rhs;
-      e = replaceNode(e, c.get(), mkVar(h));
+      e = replaceWhere(
+          e, [&](const ExprP &x) { return x == c; }, mkVar(h));
     }
     b[k] = copy;
     b.insert(b.begin() + k, before.begin(), before.end());

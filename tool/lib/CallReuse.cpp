@@ -64,15 +64,17 @@ void unconditionalCalls(const ExprP &e,
     unconditionalCalls(o, want, nested, out);
 }
 
-ExprP replaceCall(const ExprP &e, const std::string &key, const ExprP &by) {
+ExprP replaceWhere(const ExprP &e,
+                   const std::function<bool(const ExprP &)> &match,
+                   const ExprP &by) {
   if (!e)
     return e;
-  if (e->kind == Expr::Call && printExpr(e) == key)
+  if (match(e))
     return by;
   bool changed = false;
   std::vector<ExprP> ops;
   for (const ExprP &o : e->ops) {
-    ops.push_back(replaceCall(o, key, by));
+    ops.push_back(replaceWhere(o, match, by));
     changed |= ops.back() != o;
   }
   if (!changed)
@@ -80,6 +82,15 @@ ExprP replaceCall(const ExprP &e, const std::string &key, const ExprP &by) {
   auto copy = std::make_shared<Expr>(*e);
   copy->ops = std::move(ops);
   return copy;
+}
+
+ExprP replaceCall(const ExprP &e, const std::string &key, const ExprP &by) {
+  return replaceWhere(
+      e,
+      [&](const ExprP &x) {
+        return x->kind == Expr::Call && printExpr(x) == key;
+      },
+      by);
 }
 
 StmtP replaceCalls(const StmtP &s, const std::string &call, const ExprP &by) {

@@ -586,6 +586,14 @@ private:
         for (const auto &n : *l)
           named.insert(n.first);
     std::string locals, unusedAfter;
+    // `double x` / `int a[4]`: the declaration of v, without initializer.
+    auto declText = [&](const VarDecl *v) {
+      std::string d;
+      llvm::raw_string_ostream os(d);
+      v->getType().print(os, pp, v->getNameAsString());
+      os.flush();
+      return d;
+    };
     std::vector<Capture> params_;
     for (const Capture &c : scan.captures) {
       const VarDecl *v = c.var;
@@ -602,21 +610,14 @@ private:
           !isa<ParmVarDecl>(v) && !v->isStaticLocal() &&
           !v->getType()->isArrayType() && assignedFirst(cs, v) &&
           deadAfter(ctx, SM, cs, fd, v)) {
-        std::string d;
-        llvm::raw_string_ostream os(d);
-        v->getType().print(os, pp, v->getNameAsString());
-        os.flush();
-        locals += " " + d + ";";
+        locals += " " + declText(v) + ";";
         continue;
       }
       if (!ds) {
         params_.push_back(c);
         continue;
       }
-      std::string d;
-      llvm::raw_string_ostream os(d);
-      v->getType().print(os, pp, v->getNameAsString());
-      os.flush();
+      std::string d = declText(v);
       if (init)
         d += " = " + Lexer::getSourceText(CharSourceRange::getTokenRange(
                                               init->getSourceRange()),

@@ -159,6 +159,11 @@ void reuseCalls(Block &b, const std::function<bool(const std::string &)> &pure,
 void unconditionalCalls(const ExprP &e,
                         const std::function<bool(const ExprP &)> &want,
                         bool nested, std::vector<ExprP> &out);
+/// e with every subexpression that `match` accepts (outermost first)
+/// replaced by `by` (CallReuse.cpp); e itself when there is none.
+ExprP replaceWhere(const ExprP &e,
+                   const std::function<bool(const ExprP &)> &match,
+                   const ExprP &by);
 /// e with every call printed as `call` replaced by `by` (CallReuse.cpp);
 /// e itself when there is none.
 ExprP replaceCall(const ExprP &e, const std::string &call, const ExprP &by);
