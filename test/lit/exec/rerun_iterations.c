@@ -56,7 +56,16 @@
 // GEN: return mpiad_ret;
 // GEN-LABEL: double jitter_b(
 // GEN-NOT: the iterations again
+// GEN: mpiad_s1 = rand();
+// GEN: t[0] = x[i] * (1.0 + 1e-3 * (mpiad_s1 % 7));
+// GEN-NOT: rand()
+// GEN: x_b[i] += t_b[0] * (1.0 + 1e-3 * (mpiad_s1 % 7));
+// GEN-NOT: rand()
 // GEN: return mpiad_ret;
+// GEN-LABEL: double jitter_d(
+// GEN: mpiad_s1 = rand();
+// GEN-NEXT: t_d[0] = x_d[i] * (1.0 + 1e-3 * (mpiad_s1 % 7));
+// GEN-NEXT: t[0] = x[i] * (1.0 + 1e-3 * (mpiad_s1 % 7));
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
